@@ -1,0 +1,202 @@
+/*
+ * agent_sandbox.h - the one public API of libagentsandbox.
+ *
+ * Run untrusted code under a named hardening profile and get back a result record that says what
+ * happened and what was enforced. Thread-safe: there is no global mutable state, so many sandboxes
+ * may run at once from one process (one asb_run per thread) and from many processes.
+ *
+ * Conventions: functions that can fail return 0 or a negative errno-style code and fill the
+ * caller's asb_error_t. Strings are NUL-terminated UTF-8 unless a length is given. Every pointer a
+ * result holds is owned by the result and released by asb_result_free().
+ */
+#ifndef AGENT_SANDBOX_H
+#define AGENT_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ASB_API_VERSION 1
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+typedef struct asb_error {
+    int code;           /* negative errno-style code, 0 when no error */
+    char message[1024]; /* "what (why)": e.g. "mount /proc (Operation not permitted)" */
+} asb_error_t;
+
+/* ---- configuration ----------------------------------------------------------------------------- */
+
+/* Limits. A zero field means "the profile's default". The result records both the requested and
+ * the enforced values. */
+typedef struct asb_limits {
+    double timeout_s;        /* wall clock */
+    uint64_t memory_bytes;   /* cgroup memory limit (no swap) */
+    uint64_t pids;           /* cgroup pids limit */
+    double cpus;             /* CPU bandwidth in CPUs (1.0 = one CPU) */
+    uint64_t output_bytes;   /* cap per stream (stdout, stderr) */
+    uint64_t fsize_bytes;    /* RLIMIT_FSIZE */
+    uint64_t nofile;         /* RLIMIT_NOFILE */
+    uint64_t file_in_bytes;  /* cap per file copied in */
+    uint64_t file_out_bytes; /* cap per file read out */
+} asb_limits_t;
+
+typedef struct asb_file_in {
+    const char *host_path; /* a regular file on the host */
+    const char *name;      /* plain name inside the workspace; NULL = basename(host_path) */
+} asb_file_in_t;
+
+/* Controls that can be switched off one at a time, for ablation studies and for the positive
+ * controls of tests. A run with any of these set is recorded as weakened in its result; it is never
+ * what a profile means. */
+enum {
+    ASB_WEAKEN_NETNS = 1u << 0,    /* hardened: keep the host network */
+    ASB_WEAKEN_SECCOMP = 1u << 1,  /* no seccomp filter */
+    ASB_WEAKEN_LANDLOCK = 1u << 2, /* no Landlock ruleset */
+    ASB_WEAKEN_CGROUP = 1u << 3,   /* no cgroup limits (memory, pids, cpu) */
+    ASB_WEAKEN_MOUNTS = 1u << 4,   /* no private root: the host's mount tree */
+};
+
+typedef struct asb_config {
+    const char *profile; /* "subprocess", "baseline" or "hardened"; NULL = "hardened" */
+    const char *backend; /* "native" or "docker"; NULL = native (subprocess profile: ignored) */
+
+    /* What to run: either argv (NULL-terminated, argv[0] an absolute path or a name looked up in
+     * the sandbox's PATH), or code for an interpreter (default /usr/bin/python3). The code is
+     * written to a file in the workspace and run as `interpreter FILE`. */
+    const char *const *argv;
+    const char *code;
+    size_t code_len; /* 0 = strlen(code) */
+    const char *interpreter;
+
+    const void *stdin_data; /* may be NULL */
+    size_t stdin_len;
+
+    asb_limits_t limits;
+
+    const asb_file_in_t *files_in;
+    size_t n_files_in;
+    const char *const *files_out; /* plain names to read back from the workspace */
+    size_t n_files_out;
+    const char *const *env; /* "KEY=VALUE" additions to the fixed minimal environment */
+    size_t n_env;
+
+    uint32_t weaken; /* ASB_WEAKEN_* bits; 0 for every real run */
+
+    const char *docker_image; /* docker backend: image; NULL = the project's default image */
+} asb_config_t;
+
+/* Zero a config and set nothing else: every zero field means "default". */
+void asb_config_init(asb_config_t *cfg);
+
+/* ---- result ------------------------------------------------------------------------------------ */
+
+typedef enum asb_status {
+    ASB_STATUS_COMPLETED = 0,
+    ASB_STATUS_TIMEOUT,
+    ASB_STATUS_OUTPUT_LIMIT,
+    ASB_STATUS_OOM_KILLED,
+    ASB_STATUS_KILLED,
+    ASB_STATUS_SANDBOX_ERROR,
+} asb_status_t;
+
+typedef struct asb_bytes {
+    unsigned char *data;
+    size_t len;
+} asb_bytes_t;
+
+typedef struct asb_file_out {
+    char *name;
+    asb_bytes_t content;
+} asb_file_out_t;
+
+typedef struct asb_file_refused {
+    char *name;
+    char *reason;
+} asb_file_refused_t;
+
+/* What the trusted supervisor observed from inside, after every control was applied to the
+ * workload process and before the workload's program started. */
+typedef struct asb_attestation {
+    bool present;       /* an attestation arrived, tagged with this run's nonce */
+    bool valid;         /* it matched what the profile requires */
+    char *mismatch;     /* why not, when !valid */
+    char nonce[40];     /* the per-run nonce it was tagged with */
+    long uid, gid;      /* real/effective uid and gid of the workload (inside) */
+    uint64_t cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
+    int no_new_privs;   /* 0/1 */
+    int seccomp_mode;   /* 0 none, 2 filter */
+    int landlock_abi;   /* ABI offered by the kernel, 0 = none */
+    bool landlock_enforced;
+    char *net_ifaces;   /* comma-separated interface names visible to the workload */
+    bool root_readonly; /* "/" cannot be written */
+    char *hostname;
+    char *pid_ns;       /* e.g. "pid:[4026532345]" (differs from the host's) */
+} asb_attestation_t;
+
+typedef struct asb_result {
+    char backend[16]; /* "native", "docker", "subprocess" */
+    char profile[32];
+    asb_status_t status;
+    int exit_code; /* the program's exit status, -1 when it did not exit normally */
+    int signal;    /* the signal that ended it, 0 if none */
+    double duration_s;
+    double cpu_time_s;
+    long max_rss_kb;
+    uint64_t memory_peak_bytes; /* from the cgroup, 0 when not measured */
+    bool timed_out;
+    bool out_of_memory; /* from the cgroup's own OOM-kill counter, never from output */
+    bool stdout_truncated, stderr_truncated;
+    char *error; /* set when status is SANDBOX_ERROR (and for non-fatal notes) */
+    asb_bytes_t out, err;
+    asb_file_out_t *files_out;
+    size_t n_files_out;
+    asb_file_refused_t *files_refused;
+    size_t n_files_refused;
+    asb_limits_t limits_requested, limits_enforced;
+    uint32_t weakened; /* ASB_WEAKEN_* bits that were in effect */
+    asb_attestation_t attestation;
+} asb_result_t;
+
+/* Run one sandbox. Returns 0 when the run happened and *res describes it (whatever the program
+ * did). Returns a negative code when the run was refused or the sandbox failed; then err says why
+ * and *res is still filled with status ASB_STATUS_SANDBOX_ERROR and res->error. Nothing runs in the
+ * sandbox when a control of the profile cannot be applied: there is never a fallback. Always call
+ * asb_result_free(res) afterwards. */
+int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err);
+
+void asb_result_free(asb_result_t *res);
+
+const char *asb_status_name(asb_status_t status); /* "completed", "timeout", ... */
+
+/* The exit status the CLI uses for a result: the program's own when completed, 124 timeout,
+ * 137 killed / OOM / output limit, 125 sandbox error. */
+int asb_result_exit_status(const asb_result_t *res);
+
+/* The result record as JSON (UTF-8, valid for any bytes the program wrote). *json is malloc'd. */
+int asb_result_to_json(const asb_result_t *res, char **json, asb_error_t *err);
+
+/* ---- profiles, host facts, maintenance -------------------------------------------------------- */
+
+/* Names of the profiles, NULL-terminated, in table order. */
+const char *const *asb_profile_names(void);
+
+/* Each profile, each control, and whether this host enforces it, as JSON. backend NULL = native. */
+int asb_profiles_json(const char *backend, char **json, asb_error_t *err);
+
+/* Kernel features and one attested hardened run, as JSON; returns 0 when all required pass. */
+int asb_preflight(char **json, asb_error_t *err);
+
+/* Remove owner-tagged leftovers of runs whose owner is gone (cgroups, temp dirs, containers).
+ * *report (malloc'd, may be NULL) lists what was removed, one item per line. */
+int asb_cleanup(char **report, asb_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AGENT_SANDBOX_H */

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build, the tests and the benchmarks need. Idempotent; run as root.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
+  libseccomp-dev libcap-dev libjansson-dev libcmocka-dev
+  libcurl4-openssl-dev libarchive-dev libssl-dev
+  python3 python3-scipy iproute2 procps
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "agent-sandbox: error: bootstrap needs root to install: ${missing[*]}" >&2
+  exit 1
+fi
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Another process may hold the dpkg lock (unattended upgrades, a parallel job): wait for it.
+apt-get -o DPkg::Lock::Timeout=300 update -q
+apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,25 @@
+/* cli.h - subcommands and the few helpers they share. Only the CLI prints and exits. */
+#ifndef ASB_CLI_H
+#define ASB_CLI_H
+
+#include "agent_sandbox.h"
+
+#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_INTERNAL 125
+
+int cli_run(int argc, char **argv);
+int cli_profiles(int argc, char **argv);
+int cli_preflight(int argc, char **argv);
+int cli_cleanup(int argc, char **argv);
+
+/* "agent-sandbox: error: <msg>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse helpers: return 0 or print a clear error naming the flag and return -1. */
+int cli_parse_double(const char *flag, const char *s, double min, double max, double *out);
+int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Read a whole file (size-capped) into a malloc'd buffer. */
+int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len);
+
+#endif

@@ -1,0 +1,42 @@
+/* main.c - dispatch to one subcommand; each lives in its own file. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} COMMANDS[] = {
+    {"run", cli_run, "run code or a command in a sandbox"},
+    {"profiles", cli_profiles, "list profiles, their controls, and what this host enforces"},
+    {"preflight", cli_preflight, "check kernel features and do one attested hardened run"},
+    {"cleanup", cli_cleanup, "remove leftovers of crashed runs"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: agent-sandbox <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof(COMMANDS) / sizeof(COMMANDS[0]); i++)
+        fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].help);
+    fprintf(f, "\n`agent-sandbox <command> --help` for the options of each.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(COMMANDS) / sizeof(COMMANDS[0]); i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+            return COMMANDS[i].fn(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (see agent-sandbox --help)", argv[1]);
+    return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,124 @@
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("agent-sandbox: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_parse_double(const char *flag, const char *s, double min, double max, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = s ? strtod(s, &end) : NAN;
+    if (!s || !*s || errno || !end || *end || isnan(v) || v < min || v > max) {
+        cli_error("%s: expected a number between %g and %g, got '%s'", flag, min, max,
+                  s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (!s || !*s || *s == '-' || *s == '+') {
+        cli_error("%s: expected a whole number between %llu and %llu, got '%s'", flag,
+                  (unsigned long long)min, (unsigned long long)max, s ? s : "");
+        return -1;
+    }
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || !end || *end || v < min || v > max) {
+        cli_error("%s: expected a whole number between %llu and %llu, got '%s'", flag,
+                  (unsigned long long)min, (unsigned long long)max, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len)
+{
+    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        cli_error("cannot open '%s' (%s)", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        cli_error("cannot read '%s' (%s)", path, S_ISDIR(st.st_mode) ? "is a directory"
+                                                                      : strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (strcmp(path, "-") != 0 && !S_ISREG(st.st_mode)) {
+        cli_error("cannot read '%s' (not a regular file)", path);
+        close(fd);
+        return -1;
+    }
+    /* Back to blocking for a regular file or stdin. */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    size_t cap_alloc = 65536, n = 0;
+    unsigned char *buf = malloc(cap_alloc);
+    if (!buf) {
+        close(fd);
+        cli_error("out of memory reading '%s'", path);
+        return -1;
+    }
+    for (;;) {
+        if (n == cap_alloc) {
+            if (cap_alloc > cap) {
+                free(buf);
+                close(fd);
+                cli_error("'%s' is larger than %zu bytes", path, cap);
+                return -1;
+            }
+            unsigned char *nb = realloc(buf, cap_alloc * 2);
+            if (!nb) {
+                free(buf);
+                close(fd);
+                cli_error("out of memory reading '%s'", path);
+                return -1;
+            }
+            buf = nb;
+            cap_alloc *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap_alloc - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            cli_error("cannot read '%s' (%s)", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > cap) {
+        free(buf);
+        cli_error("'%s' is larger than %zu bytes", path, cap);
+        return -1;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}

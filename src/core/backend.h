@@ -1,0 +1,11 @@
+/* backend.h - what core calls in each backend. A backend executes a validated plan. */
+#ifndef ASB_CORE_BACKEND_H
+#define ASB_CORE_BACKEND_H
+
+#include "core/plan.h"
+
+int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
+int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
+int asb_docker_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
+
+#endif

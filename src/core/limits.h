@@ -1,0 +1,62 @@
+/* limits.h - every constant and limit in one place. The profile table (profiles.c) uses these;
+ * enforcing code reads the resolved values from the policy, never from a literal. */
+#ifndef ASB_CORE_LIMITS_H
+#define ASB_CORE_LIMITS_H
+
+#define ASB_KIB 1024ull
+#define ASB_MIB (1024ull * 1024ull)
+
+/* Defaults shared by all profiles. */
+#define ASB_DEFAULT_TIMEOUT_S 10.0
+#define ASB_DEFAULT_OUTPUT_BYTES (1 * ASB_MIB) /* per stream */
+#define ASB_DEFAULT_FILE_IN_BYTES (16 * ASB_MIB)
+#define ASB_DEFAULT_FILE_OUT_BYTES (1 * ASB_MIB)
+#define ASB_MAX_TIMEOUT_S 86400.0
+#define ASB_MAX_FILES_IN 64
+#define ASB_MAX_FILES_OUT 64
+#define ASB_MAX_ENV 128
+#define ASB_MAX_ARGV 4096
+#define ASB_MAX_CODE_BYTES (16 * ASB_MIB)
+#define ASB_MAX_STDIN_BYTES (64 * ASB_MIB)
+#define ASB_MAX_NAME_LEN 255
+
+/* baseline: container defaults plus host-safety limits. */
+#define ASB_BASELINE_MEMORY_BYTES (512 * ASB_MIB)
+#define ASB_BASELINE_PIDS 1024
+#define ASB_BASELINE_CPUS 0.0 /* no CPU bandwidth limit, as a default container */
+#define ASB_BASELINE_NOFILE 1048576
+#define ASB_BASELINE_WORKSPACE_BYTES (256 * ASB_MIB)
+#define ASB_BASELINE_TMP_BYTES (256 * ASB_MIB)
+
+/* hardened */
+#define ASB_HARDENED_MEMORY_BYTES (128 * ASB_MIB)
+#define ASB_HARDENED_PIDS 64
+#define ASB_HARDENED_CPUS 1.0
+#define ASB_HARDENED_FSIZE_BYTES (16 * ASB_MIB)
+#define ASB_HARDENED_NOFILE 256
+#define ASB_HARDENED_WORKSPACE_BYTES (64 * ASB_MIB)
+#define ASB_HARDENED_TMP_BYTES (16 * ASB_MIB)
+#define ASB_HARDENED_UID 65534
+#define ASB_HARDENED_GID 65534
+
+/* User namespace mapping: inside ids 0..ASB_USERNS_RANGE-1 map to host ids starting here. The host
+ * range is unprivileged and owns no host files, so root inside is nobody outside. */
+#define ASB_USERNS_HOST_BASE 1500000000u
+#define ASB_USERNS_RANGE 65536u
+
+/* Host-side backstop: the supervisor enforces the deadline; the host kills the whole cgroup if the
+ * supervisor has not finished this long after it. TERM, then KILL after the grace. */
+#define ASB_BACKSTOP_SLACK_S 1.0
+#define ASB_BACKSTOP_GRACE_S 2.0
+
+/* Names and places. */
+#define ASB_OWNER_PREFIX "asb"           /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
+#define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */
+#define ASB_SUBPROCESS_TMP_PARENT "/tmp"
+#define ASB_SANDBOX_HOSTNAME "sandbox"
+#define ASB_WORKSPACE "/workspace"
+#define ASB_CODE_FILE ".asb-code"
+#define ASB_DEFAULT_INTERPRETER "/usr/bin/python3"
+#define ASB_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+#endif

@@ -1,0 +1,359 @@
+#include "core/plan.h"
+#include "core/error.h"
+#include "core/limits.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+bool asb_valid_plain_name(const char *name, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    if (!name || !*name) {
+        *why = "empty name";
+        return false;
+    }
+    size_t n = strlen(name);
+    if (n > ASB_MAX_NAME_LEN) {
+        *why = "name longer than 255 bytes";
+        return false;
+    }
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        *why = "name is . or ..";
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c == '/') {
+            *why = "name contains '/' (plain names only)";
+            return false;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            *why = "name contains a control character";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool asb_valid_env_entry(const char *entry, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    if (!entry) {
+        *why = "missing entry";
+        return false;
+    }
+    const char *eq = strchr(entry, '=');
+    if (!eq || eq == entry) {
+        *why = "expected KEY=VALUE";
+        return false;
+    }
+    for (const char *p = entry; p < eq; p++) {
+        char c = *p;
+        bool ok = c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                  (p > entry && c >= '0' && c <= '9');
+        if (!ok) {
+            *why = "KEY must match [A-Za-z_][A-Za-z0-9_]*";
+            return false;
+        }
+    }
+    return true;
+}
+
+int asb_random_hex(char *out, size_t nbytes, asb_error_t *err)
+{
+    unsigned char buf[64];
+    if (nbytes > sizeof(buf))
+        return asb_err(err, -EINVAL, "random: too many bytes requested");
+    size_t got = 0;
+    while (got < nbytes) {
+        ssize_t r = getrandom(buf + got, nbytes - got, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return asb_err_sys(err, errno, "getrandom");
+        }
+        got += (size_t)r;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < nbytes; i++) {
+        out[2 * i] = hex[buf[i] >> 4];
+        out[2 * i + 1] = hex[buf[i] & 15];
+    }
+    out[2 * nbytes] = '\0';
+    return 0;
+}
+
+static char *xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void free_strv(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
+void asb_plan_free(asb_plan_t *plan)
+{
+    if (!plan)
+        return;
+    free_strv(plan->argv);
+    free_strv(plan->env);
+    free(plan->code);
+    for (size_t i = 0; i < plan->n_files_in; i++) {
+        free(plan->files_in[i].host_path);
+        free(plan->files_in[i].name);
+    }
+    free(plan->files_in);
+    for (size_t i = 0; i < plan->n_files_out; i++)
+        free(plan->files_out[i]);
+    free(plan->files_out);
+    free(plan->docker_image);
+    memset(plan, 0, sizeof(*plan));
+}
+
+/* Merge requested limits over the profile's defaults; reject nonsense values. */
+static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_limits_t *out,
+                          asb_error_t *err)
+{
+    if (!(req->timeout_s >= 0) || req->timeout_s > ASB_MAX_TIMEOUT_S || isnan(req->timeout_s))
+        return asb_err(err, -EINVAL, "timeout must be between 0 and %.0f seconds",
+                       ASB_MAX_TIMEOUT_S);
+    if (!(req->cpus >= 0) || req->cpus > 1024 || isnan(req->cpus))
+        return asb_err(err, -EINVAL, "cpus must be between 0 and 1024");
+    if (req->memory_bytes && req->memory_bytes < 4 * ASB_MIB)
+        return asb_err(err, -EINVAL, "memory limit below 4 MiB cannot start a process");
+    *out = *def;
+#define TAKE(f)                                                                                    \
+    if (req->f)                                                                                    \
+        out->f = req->f;
+    TAKE(timeout_s)
+    TAKE(memory_bytes)
+    TAKE(pids)
+    TAKE(cpus)
+    TAKE(output_bytes)
+    TAKE(fsize_bytes)
+    TAKE(nofile)
+    TAKE(file_in_bytes)
+    TAKE(file_out_bytes)
+#undef TAKE
+    return 0;
+}
+
+static int build_env(const asb_config_t *cfg, const asb_profile_t *prof, asb_plan_t *plan,
+                     asb_error_t *err)
+{
+    /* The fixed minimal set: nothing from the caller's environment ever reaches the sandbox. */
+    const char *fixed[] = {"PATH=" ASB_DEFAULT_PATH,
+                           prof->sandboxed ? "HOME=" ASB_WORKSPACE : NULL /* set by backend */,
+                           "LANG=C.UTF-8", "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
+    size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
+    if (cfg->n_env > ASB_MAX_ENV)
+        return asb_err(err, -E2BIG, "too many environment additions (max %d)", ASB_MAX_ENV);
+    if (cfg->n_env && !cfg->env)
+        return asb_err(err, -EINVAL, "env: n_env set but env is NULL");
+    plan->env = calloc(nfixed + cfg->n_env + 2, sizeof(char *));
+    if (!plan->env)
+        return asb_err_sys(err, ENOMEM, "env");
+    size_t n = 0;
+    for (size_t i = 0; i < nfixed; i++) {
+        if (!fixed[i])
+            continue;
+        /* An addition with the same key replaces the fixed entry. */
+        size_t klen = (size_t)(strchr(fixed[i], '=') - fixed[i]) + 1;
+        bool overridden = false;
+        for (size_t j = 0; j < cfg->n_env; j++)
+            if (cfg->env[j] && strncmp(cfg->env[j], fixed[i], klen) == 0)
+                overridden = true;
+        if (overridden)
+            continue;
+        if (!(plan->env[n++] = strdup(fixed[i])))
+            return asb_err_sys(err, ENOMEM, "env");
+    }
+    for (size_t j = 0; j < cfg->n_env; j++) {
+        const char *why;
+        if (!asb_valid_env_entry(cfg->env[j], &why))
+            return asb_err(err, -EINVAL, "env entry %zu: %s", j, why);
+        if (!(plan->env[n++] = strdup(cfg->env[j])))
+            return asb_err_sys(err, ENOMEM, "env");
+    }
+    plan->n_env = n;
+    return 0;
+}
+
+static int build_argv(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
+{
+    bool have_argv = cfg->argv && cfg->argv[0];
+    bool have_code = cfg->code != NULL;
+    if (have_argv == have_code)
+        return asb_err(err, -EINVAL, "give exactly one of a command (argv) or code");
+    if (have_argv) {
+        size_t n = 0;
+        while (cfg->argv[n]) {
+            if (++n > ASB_MAX_ARGV)
+                return asb_err(err, -E2BIG, "command has more than %d arguments", ASB_MAX_ARGV);
+        }
+        if (!*cfg->argv[0])
+            return asb_err(err, -EINVAL, "command: empty program name");
+        plan->argv = calloc(n + 1, sizeof(char *));
+        if (!plan->argv)
+            return asb_err_sys(err, ENOMEM, "argv");
+        for (size_t i = 0; i < n; i++)
+            if (!(plan->argv[i] = strdup(cfg->argv[i])))
+                return asb_err_sys(err, ENOMEM, "argv");
+        plan->argc = n;
+        return 0;
+    }
+    size_t len = cfg->code_len ? cfg->code_len : strlen(cfg->code);
+    if (len > ASB_MAX_CODE_BYTES)
+        return asb_err(err, -E2BIG, "code is larger than %llu bytes", ASB_MAX_CODE_BYTES);
+    plan->code = malloc(len ? len : 1);
+    if (!plan->code)
+        return asb_err_sys(err, ENOMEM, "code");
+    memcpy(plan->code, cfg->code, len);
+    plan->code_len = len;
+    const char *interp = cfg->interpreter ? cfg->interpreter : ASB_DEFAULT_INTERPRETER;
+    if (!*interp)
+        return asb_err(err, -EINVAL, "interpreter: empty path");
+    plan->argv = calloc(3, sizeof(char *));
+    if (!plan->argv || !(plan->argv[0] = strdup(interp)) ||
+        !(plan->argv[1] = strdup(ASB_CODE_FILE)))
+        return asb_err_sys(err, ENOMEM, "argv");
+    plan->argc = 2;
+    return 0;
+}
+
+static int build_files(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
+{
+    if (cfg->n_files_in > ASB_MAX_FILES_IN)
+        return asb_err(err, -E2BIG, "too many files in (max %d)", ASB_MAX_FILES_IN);
+    if (cfg->n_files_out > ASB_MAX_FILES_OUT)
+        return asb_err(err, -E2BIG, "too many files out (max %d)", ASB_MAX_FILES_OUT);
+    if ((cfg->n_files_in && !cfg->files_in) || (cfg->n_files_out && !cfg->files_out))
+        return asb_err(err, -EINVAL, "files: count set but array is NULL");
+    if (cfg->n_files_in) {
+        plan->files_in = calloc(cfg->n_files_in, sizeof(*plan->files_in));
+        if (!plan->files_in)
+            return asb_err_sys(err, ENOMEM, "files in");
+    }
+    for (size_t i = 0; i < cfg->n_files_in; i++) {
+        const asb_file_in_t *f = &cfg->files_in[i];
+        if (!f->host_path || !*f->host_path)
+            return asb_err(err, -EINVAL, "file-in %zu: empty host path", i);
+        const char *name = f->name;
+        if (!name) {
+            const char *slash = strrchr(f->host_path, '/');
+            name = slash ? slash + 1 : f->host_path;
+        }
+        const char *why;
+        if (!asb_valid_plain_name(name, &why))
+            return asb_err(err, -EINVAL, "file-in '%s': %s", name, why);
+        if (plan->code && strcmp(name, ASB_CODE_FILE) == 0)
+            return asb_err(err, -EINVAL, "file-in '%s': name is reserved for the code", name);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(plan->files_in[j].name, name) == 0)
+                return asb_err(err, -EINVAL, "file-in '%s': given twice", name);
+        plan->files_in[i].host_path = strdup(f->host_path);
+        plan->files_in[i].name = strdup(name);
+        plan->n_files_in = i + 1;
+        if (!plan->files_in[i].host_path || !plan->files_in[i].name)
+            return asb_err_sys(err, ENOMEM, "files in");
+    }
+    if (cfg->n_files_out) {
+        plan->files_out = calloc(cfg->n_files_out, sizeof(char *));
+        if (!plan->files_out)
+            return asb_err_sys(err, ENOMEM, "files out");
+    }
+    for (size_t i = 0; i < cfg->n_files_out; i++) {
+        const char *why;
+        if (!asb_valid_plain_name(cfg->files_out[i], &why))
+            return asb_err(err, -EINVAL, "file-out '%s': %s",
+                           cfg->files_out[i] ? cfg->files_out[i] : "(null)", why);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(plan->files_out[j], cfg->files_out[i]) == 0)
+                return asb_err(err, -EINVAL, "file-out '%s': given twice", cfg->files_out[i]);
+        if (!(plan->files_out[i] = strdup(cfg->files_out[i])))
+            return asb_err_sys(err, ENOMEM, "files out");
+        plan->n_files_out = i + 1;
+    }
+    return 0;
+}
+
+static void apply_weakenings(asb_profile_t *p, uint32_t weaken)
+{
+    if (weaken & ASB_WEAKEN_NETNS)
+        p->ns_net = false;
+    if (weaken & ASB_WEAKEN_SECCOMP)
+        p->seccomp = ASB_SECCOMP_NONE;
+    if (weaken & ASB_WEAKEN_LANDLOCK)
+        p->landlock = false;
+    if (weaken & ASB_WEAKEN_CGROUP)
+        p->cgroup = false;
+    if (weaken & ASB_WEAKEN_MOUNTS)
+        p->root = ASB_ROOT_HOST;
+}
+
+int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
+{
+    memset(plan, 0, sizeof(*plan));
+    int rc;
+    if (!cfg)
+        return asb_err(err, -EINVAL, "no config");
+    const asb_profile_t *prof = asb_profile_find(cfg->profile);
+    if (!prof)
+        return asb_err(err, -EINVAL, "unknown profile '%s' (expected subprocess, baseline or "
+                       "hardened)", cfg->profile);
+    plan->profile = *prof;
+    const uint32_t all_weaken = ASB_WEAKEN_NETNS | ASB_WEAKEN_SECCOMP | ASB_WEAKEN_LANDLOCK |
+                                ASB_WEAKEN_CGROUP | ASB_WEAKEN_MOUNTS;
+    if (cfg->weaken & ~all_weaken)
+        return asb_err(err, -EINVAL, "unknown weaken bits 0x%x", cfg->weaken & ~all_weaken);
+    if (cfg->weaken && !prof->sandboxed)
+        return asb_err(err, -EINVAL, "the subprocess profile has no controls to weaken");
+    plan->weaken = cfg->weaken;
+    apply_weakenings(&plan->profile, cfg->weaken);
+
+    const char *backend = cfg->backend ? cfg->backend : "native";
+    if (!prof->sandboxed) {
+        if (cfg->backend && strcmp(cfg->backend, "native") != 0 &&
+            strcmp(cfg->backend, "subprocess") != 0)
+            return asb_err(err, -EINVAL, "profile subprocess runs on the host; backend '%s' "
+                           "does not apply", cfg->backend);
+        backend = "subprocess";
+    } else if (strcmp(backend, "native") != 0 && strcmp(backend, "docker") != 0) {
+        return asb_err(err, -EINVAL, "unknown backend '%s' (expected native or docker)", backend);
+    }
+    snprintf(plan->backend, sizeof(plan->backend), "%s", backend);
+
+    if (cfg->stdin_len && !cfg->stdin_data)
+        return asb_err(err, -EINVAL, "stdin: length set but data is NULL");
+    if (cfg->stdin_len > ASB_MAX_STDIN_BYTES)
+        return asb_err(err, -E2BIG, "stdin is larger than %llu bytes", ASB_MAX_STDIN_BYTES);
+    plan->stdin_data = cfg->stdin_data;
+    plan->stdin_len = cfg->stdin_len;
+
+    plan->requested = cfg->limits;
+    if ((rc = resolve_limits(&cfg->limits, &prof->defaults, &plan->limits, err)) < 0)
+        return rc;
+    if ((rc = build_argv(cfg, plan, err)) < 0 || (rc = build_env(cfg, prof, plan, err)) < 0 ||
+        (rc = build_files(cfg, plan, err)) < 0)
+        return rc;
+    if (cfg->docker_image && !(plan->docker_image = xstrdup(cfg->docker_image)))
+        return asb_err_sys(err, ENOMEM, "image");
+    if ((rc = asb_random_hex(plan->run_id, 8, err)) < 0 ||
+        (rc = asb_random_hex(plan->nonce, 16, err)) < 0)
+        return rc;
+    return 0;
+}
