@@ -1,0 +1,152 @@
+#include "io/file_in.h"
+#include "core/error.h"
+#include "io/printable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest single copy request; the kernel caps it near 2 GiB anyway. */
+#define COPY_MAX_REQUEST (1u << 30)
+#define COPY_RW_CHUNK 65536
+
+int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *size, asb_error_t *err)
+{
+    if (fd)
+        *fd = -1;
+    if (!host_path || !*host_path || !fd)
+        return asb_err(err, -EINVAL, "file-in: missing path");
+    char shown[512];
+    asb_printable(host_path, shown, sizeof(shown));
+
+    /* O_NONBLOCK: opening a FIFO for reading waits for a writer, which would hang the harness on
+     * a path the caller did not know was one. O_NOCTTY: a terminal never becomes ours. */
+    int f;
+    do {
+        f = open(host_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    } while (f < 0 && errno == EINTR);
+    if (f < 0)
+        return asb_err_sys(err, errno, "file-in '%s'", shown);
+    int rc;
+    struct stat st;
+    if (fstat(f, &st) < 0) {
+        rc = asb_err_sys(err, errno, "file-in '%s': fstat", shown);
+        goto fail;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        rc = asb_err(err, -EINVAL, "file-in '%s': not a regular file (%s)", shown,
+                     asb_file_type_name(st.st_mode));
+        goto fail;
+    }
+    if (st.st_size < 0 || (uint64_t)st.st_size > cap) {
+        rc = asb_err(err, -EFBIG, "file-in '%s': larger than %ju bytes", shown, (uintmax_t)cap);
+        goto fail;
+    }
+    /* The copy itself must not see EAGAIN (regular files never block; this keeps it simple). */
+    int flags = fcntl(f, F_GETFL);
+    if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        rc = asb_err_sys(err, errno, "file-in '%s': fcntl", shown);
+        goto fail;
+    }
+    *fd = f;
+    if (size)
+        *size = (uint64_t)st.st_size;
+    return 0;
+fail:
+    close(f);
+    return rc;
+}
+
+typedef enum copy_mode { COPY_RANGE, COPY_SENDFILE, COPY_READ_WRITE } copy_mode_t;
+
+static int write_all(int out, const unsigned char *buf, size_t n, asb_error_t *err)
+{
+    while (n > 0) {
+        ssize_t w = write(out, buf, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return asb_err_sys(err, errno, "copy: write");
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One read and its full write. Returns bytes copied (0 at EOF) or a negative code. */
+static ssize_t copy_chunk_rw(int in, int out, size_t want, asb_error_t *err)
+{
+    unsigned char buf[COPY_RW_CHUNK];
+    if (want > sizeof(buf))
+        want = sizeof(buf);
+    ssize_t n;
+    do {
+        n = read(in, buf, want);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return asb_err_sys(err, errno, "copy: read");
+    int rc = write_all(out, buf, (size_t)n, err);
+    return rc < 0 ? rc : n;
+}
+
+/* The kernel-side copies decline some fd pairs (pipes, sockets, O_APPEND, old kernels): these
+ * errors mean "use the next method", not "the copy failed". */
+static bool copy_unsupported(int e)
+{
+    return e == EXDEV || e == EINVAL || e == ENOSYS || e == EOPNOTSUPP || e == EBADF ||
+           e == ETXTBSY || e == EPERM;
+}
+
+int asb_copy_fd(int in, int out, uint64_t max, asb_error_t *err)
+{
+    copy_mode_t mode = COPY_RANGE;
+    uint64_t done = 0;
+    while (done < max) {
+        uint64_t left = max - done;
+        size_t want = left < COPY_MAX_REQUEST ? (size_t)left : COPY_MAX_REQUEST;
+        ssize_t n;
+        if (mode == COPY_READ_WRITE) {
+            n = copy_chunk_rw(in, out, want, err);
+            if (n < 0)
+                return (int)n;
+        } else {
+            n = mode == COPY_RANGE ? copy_file_range(in, NULL, out, NULL, want, 0)
+                                   : sendfile(out, in, NULL, want);
+            if (n < 0) {
+                int e = errno;
+                if (e == EINTR)
+                    continue;
+                if (copy_unsupported(e)) {
+                    mode = mode == COPY_RANGE ? COPY_SENDFILE : COPY_READ_WRITE;
+                    continue;
+                }
+                return asb_err_sys(err, e, "copy: %s",
+                                   mode == COPY_RANGE ? "copy_file_range" : "sendfile");
+            }
+            /* Files whose size is not known up front (procfs, sysfs) report 0 here on some
+             * kernels; only a read(2) tells EOF for sure. */
+            if (n == 0 && done == 0) {
+                mode = COPY_READ_WRITE;
+                continue;
+            }
+        }
+        if (n == 0)
+            return 0;
+        done += (uint64_t)n;
+    }
+    /* Exactly max copied: one more byte means the source was larger than allowed. */
+    unsigned char probe;
+    ssize_t n;
+    do {
+        n = read(in, &probe, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return asb_err_sys(err, errno, "copy: read");
+    if (n > 0)
+        return asb_err(err, -EFBIG, "copy: more than %ju bytes", (uintmax_t)max);
+    return 0;
+}

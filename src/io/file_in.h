@@ -1,0 +1,21 @@
+/* file_in.h - copying a caller-given host file into a sandbox without letting the path hang the
+ * harness (a FIFO, a device) or exceed the cap. */
+#ifndef ASB_IO_FILE_IN_H
+#define ASB_IO_FILE_IN_H
+
+#include "agent_sandbox.h"
+
+#include <stdint.h>
+
+/* Open host_path for reading. Only a regular file of at most cap bytes is accepted; a FIFO or a
+ * device fails at once with "file-in '<path>': not a regular file (fifo)" instead of blocking.
+ * On success *fd is a blocking O_RDONLY|O_CLOEXEC fd and *size the file's size. */
+int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *size,
+                     asb_error_t *err);
+
+/* Copy from in (at its offset) to out until EOF, at most max bytes. More than max bytes in `in`
+ * is an error (-EFBIG) after max bytes were written; the copy is never silently short. Both fds
+ * must be blocking. Uses copy_file_range, then sendfile, then read/write. */
+int asb_copy_fd(int in, int out, uint64_t max, asb_error_t *err);
+
+#endif
