@@ -23,10 +23,10 @@
 #define CANARY "CANARY-host-secret-7f3a"
 
 typedef struct fixture {
-    char dir[64];    /* the workspace */
+    char dir[64];     /* the workspace */
     char outside[64]; /* a host dir next to it, holding the canary */
-    int ws;          /* O_PATH|O_DIRECTORY of dir, as the backends pass it */
-    int tmp;         /* /tmp, to remove both */
+    int ws;           /* O_PATH|O_DIRECTORY of dir, as the backends pass it */
+    int tmp;          /* /tmp, to remove both */
 } fixture_t;
 
 static int setup(void **state)
@@ -297,8 +297,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_regular_file_is_read, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_symlink_to_outside_canary_is_refused, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_symlink_to_outside_canary_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_to_inside_file_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fifo_is_refused_without_hanging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hard_link_is_refused, setup, teardown),
