@@ -1,0 +1,104 @@
+#include "io/capture.h"
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* First allocation: most outputs are small; growth doubles from here up to the limit. */
+#define CAPBUF_FIRST_ALLOC 4096
+#define CAPTURE_READ_CHUNK 65536
+
+void asb_capbuf_init(asb_capbuf_t *b, uint64_t limit)
+{
+    memset(b, 0, sizeof(*b));
+    b->limit = limit;
+}
+
+/* Room for `need` bytes in total, never beyond the limit (need <= limit by the caller). */
+static int capbuf_reserve(asb_capbuf_t *b, size_t need)
+{
+    if (need <= b->cap_alloc)
+        return 0;
+    size_t max = b->limit < (uint64_t)SIZE_MAX ? (size_t)b->limit : SIZE_MAX;
+    size_t next = b->cap_alloc ? b->cap_alloc : CAPBUF_FIRST_ALLOC;
+    while (next < need)
+        next = next > SIZE_MAX / 2 ? SIZE_MAX : next * 2;
+    if (next > max)
+        next = max;
+    unsigned char *grown = realloc(b->data, next);
+    if (!grown)
+        return -ENOMEM;
+    b->data = grown;
+    b->cap_alloc = next;
+    return 0;
+}
+
+int asb_capbuf_append(asb_capbuf_t *b, const void *buf, size_t n)
+{
+    if (n == 0)
+        return 0;
+    b->total_seen = (uint64_t)n > UINT64_MAX - b->total_seen ? UINT64_MAX : b->total_seen + n;
+    if (b->total_seen > b->limit)
+        b->truncated = true;
+    uint64_t room = b->limit > (uint64_t)b->len ? b->limit - b->len : 0;
+    size_t keep = (uint64_t)n < room ? n : (size_t)room;
+    if (keep == 0)
+        return 0;
+    if (capbuf_reserve(b, b->len + keep) < 0) {
+        /* Freeze at what is kept: a later append must not splice bytes after a gap. */
+        b->limit = b->len;
+        b->truncated = true;
+        return -ENOMEM;
+    }
+    memcpy(b->data + b->len, buf, keep);
+    b->len += keep;
+    return 0;
+}
+
+void asb_capbuf_take(asb_capbuf_t *b, asb_bytes_t *out)
+{
+    if (b->len == 0) {
+        free(b->data);
+        out->data = NULL;
+    } else {
+        /* Give back the slack of the doubling; a failed shrink keeps the larger block. */
+        unsigned char *fit = realloc(b->data, b->len);
+        out->data = fit ? fit : b->data;
+    }
+    out->len = b->len;
+    b->data = NULL;
+    b->len = b->cap_alloc = 0;
+}
+
+void asb_capbuf_free(asb_capbuf_t *b)
+{
+    free(b->data);
+    asb_capbuf_init(b, b->limit);
+}
+
+int asb_capture_drain(int fd, asb_capbuf_t *b, asb_error_t *err)
+{
+    unsigned char chunk[CAPTURE_READ_CHUNK];
+    size_t budget = ASB_CAPTURE_DRAIN_BUDGET;
+    while (budget > 0) {
+        size_t want = budget < sizeof(chunk) ? budget : sizeof(chunk);
+        ssize_t n = read(fd, chunk, want);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            return asb_err_sys(err, errno, "capture: read");
+        }
+        if (n == 0)
+            return 1;
+        /* Past the limit the bytes are still read (the writer must not block on a full pipe
+         * while the harness decides to kill it) but only counted. */
+        if (asb_capbuf_append(b, chunk, (size_t)n) < 0)
+            return asb_err_sys(err, ENOMEM, "capture: buffer");
+        budget -= (size_t)n;
+    }
+    return 0;
+}
