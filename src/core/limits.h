@@ -59,4 +59,12 @@
 #define ASB_DEFAULT_INTERPRETER "/usr/bin/python3"
 #define ASB_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
+/* cgroups (src/native/cgroup*.c). */
+#define ASB_CGROUP_PATH_MAX 512         /* any cgroup directory path we build, with its NUL */
+#define ASB_CGROUP_RUN_ID_MAX 64        /* the run id part of a cgroup name */
+#define ASB_CGROUP_MAX_HIERARCHIES 4    /* v1: memory, pids, cpu, cpuacct (fewer when co-mounted) */
+#define ASB_CGROUP_CPU_PERIOD_US 100000 /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
+#define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
+#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go */
+
 #endif

@@ -1,0 +1,441 @@
+/* cgroup.c - a run's cgroup: create with limits, attach, stats, kill, destroy (v1 and v2).
+ * Everything goes through O_PATH directory fds and openat, one small write per control file:
+ * create+destroy is on the path of every sandbox run. */
+#include "native/cgroup.h"
+
+#include "core/error.h"
+#include "native/cgroup_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DIR_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+static const asb_cgroup_dir_t *dir_with(const asb_cgroup_t *cg, unsigned ctrl)
+{
+    for (size_t i = 0; i < cg->n_dirs; i++) {
+        if (cg->dirs[i].controllers & ctrl)
+            return &cg->dirs[i];
+    }
+    return NULL;
+}
+
+/* A fresh v2 cgroup only gets memory.*, pids.* and cpu.* files when its parent's
+ * cgroup.subtree_control enables them, and the parent only can when the root's does. Read first:
+ * usually everything is enabled already and writing would take the cgroup lock for nothing. */
+static int enable_v2_controllers(int root_fd, int parent_fd, const char *mount, unsigned want,
+                                 asb_error_t *err)
+{
+    static const struct {
+        unsigned bit;
+        const char *cmd;
+    } ctl[] = {{ASB_CGROUP_CTRL_MEMORY, "+memory"},
+               {ASB_CGROUP_CTRL_PIDS, "+pids"},
+               {ASB_CGROUP_CTRL_CPU, "+cpu"}};
+    char buf[512];
+    size_t len;
+    int rc = asb_cgroup_fs_read_at(parent_fd, "cgroup.subtree_control", buf, sizeof(buf), &len);
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "cgroup: read %s/%s/cgroup.subtree_control", mount,
+                           ASB_CGROUP_PARENT);
+    if ((asb_cgroup_parse_controllers(buf, len) & want) == want)
+        return 0;
+
+    const int fds[2] = {root_fd, parent_fd};
+    for (int level = 0; level < 2; level++) {
+        rc = asb_cgroup_fs_read_at(fds[level], "cgroup.subtree_control", buf, sizeof(buf), &len);
+        if (rc < 0)
+            return asb_err_sys(err, -rc, "cgroup: read %s%s/cgroup.subtree_control", mount,
+                               level ? "/" ASB_CGROUP_PARENT : "");
+        unsigned have = asb_cgroup_parse_controllers(buf, len);
+        for (size_t i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
+            if (!(want & ctl[i].bit) || (have & ctl[i].bit))
+                continue;
+            rc = asb_cgroup_fs_write_at(fds[level], "cgroup.subtree_control", ctl[i].cmd);
+            if (rc < 0)
+                return asb_err_sys(err, -rc, "cgroup: enable %s in %s%s/cgroup.subtree_control",
+                                   ctl[i].cmd + 1, mount, level ? "/" ASB_CGROUP_PARENT : "");
+        }
+    }
+    return 0;
+}
+
+/* Open <mount>/<ASB_CGROUP_PARENT>, creating it on first use (another process may race us to it:
+ * EEXIST is fine). */
+static int open_parent(const asb_cgroup_host_t *host, const asb_cgroup_hierarchy_t *h,
+                       int *parent_fd, asb_error_t *err)
+{
+    char path[ASB_CGROUP_PATH_MAX + sizeof(ASB_CGROUP_PARENT) + 1];
+    snprintf(path, sizeof(path), "%s/%s", h->mount, ASB_CGROUP_PARENT);
+    int fd = open(path, DIR_FLAGS);
+    int root_fd = -1, rc = 0;
+    if (fd < 0 && errno != ENOENT)
+        return asb_err_sys(err, errno, "cgroup: open %s", path);
+    if (fd < 0 || host->version == ASB_CGROUP_V2) {
+        root_fd = open(h->mount, DIR_FLAGS);
+        if (root_fd < 0) {
+            rc = asb_err_sys(err, errno, "cgroup: open %s", h->mount);
+            goto out;
+        }
+    }
+    if (fd < 0) {
+        if (mkdirat(root_fd, ASB_CGROUP_PARENT, 0755) < 0 && errno != EEXIST) {
+            rc = asb_err_sys(err, errno, "cgroup: create %s", path);
+            goto out;
+        }
+        fd = openat(root_fd, ASB_CGROUP_PARENT, DIR_FLAGS);
+        if (fd < 0) {
+            rc = asb_err_sys(err, errno, "cgroup: open %s", path);
+            goto out;
+        }
+    }
+    if (host->version == ASB_CGROUP_V2 && h->controllers) {
+        rc = enable_v2_controllers(root_fd, fd, h->mount, h->controllers, err);
+        if (rc < 0)
+            goto out;
+    }
+out:
+    if (root_fd >= 0)
+        close(root_fd);
+    if (rc < 0 && fd >= 0)
+        close(fd);
+    else
+        *parent_fd = fd;
+    return rc;
+}
+
+static int write_limit(const asb_cgroup_dir_t *d, const char *file, const char *value,
+                       asb_error_t *err)
+{
+    int rc = asb_cgroup_fs_write_at(d->dir_fd, file, value);
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "cgroup: write \"%s\" to %s/%s", value, d->path, file);
+    return 0;
+}
+
+/* Swap must be limited to nothing, or be impossible: a run that may swap escapes its memory limit
+ * into the host's swap (and slows the whole host while doing so). The file is missing when the
+ * kernel does no swap accounting; then only "no swap active right now" makes the run acceptable,
+ * and that is checked now, not at detect time. */
+static int limit_swap(const asb_cgroup_dir_t *d, const char *file, const char *value,
+                      asb_error_t *err)
+{
+    int rc = asb_cgroup_fs_write_at(d->dir_fd, file, value);
+    if (rc == 0)
+        return 0;
+    if (rc != -ENOENT)
+        return asb_err_sys(err, -rc, "cgroup: write \"%s\" to %s/%s", value, d->path, file);
+    char buf[4096];
+    size_t len;
+    rc = asb_cgroup_fs_read_at(AT_FDCWD, "/proc/swaps", buf, sizeof(buf), &len);
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "cgroup: %s is missing and /proc/swaps cannot be read", file);
+    if (asb_cgroup_parse_swaps_active(buf, len))
+        return asb_err(err, -ENOTSUP,
+                       "cgroup: swap is active but cannot be limited (%s/%s missing: no swap "
+                       "accounting); refusing to run with swap",
+                       d->path, file);
+    return 0;
+}
+
+static int apply_memory(const asb_cgroup_t *cg, uint64_t bytes, asb_error_t *err)
+{
+    const asb_cgroup_dir_t *d = dir_with(cg, ASB_CGROUP_CTRL_MEMORY);
+    char val[32];
+    snprintf(val, sizeof(val), "%" PRIu64, bytes);
+    int rc;
+    if (cg->version == ASB_CGROUP_V2) {
+        if ((rc = write_limit(d, "memory.max", val, err)) < 0)
+            return rc;
+        if ((rc = limit_swap(d, "memory.swap.max", "0", err)) < 0)
+            return rc;
+        /* OOM kills the whole run, not one process of it: a half-killed run (a fork server
+         * without its workers) would go on using its remaining memory and report nonsense. */
+        return write_limit(d, "memory.oom.group", "1", err);
+    }
+    /* v1: memory+swap may never be below memory alone, so set memory first, then memsw to the
+     * same value: no room left for swap. */
+    if ((rc = write_limit(d, "memory.limit_in_bytes", val, err)) < 0)
+        return rc;
+    return limit_swap(d, "memory.memsw.limit_in_bytes", val, err);
+}
+
+static int apply_cpu(const asb_cgroup_t *cg, double cpus, asb_error_t *err)
+{
+    const asb_cgroup_dir_t *d = dir_with(cg, ASB_CGROUP_CTRL_CPU);
+    double q = ceil(cpus * ASB_CGROUP_CPU_PERIOD_US);
+    uint64_t quota = q < ASB_CGROUP_CPU_MIN_QUOTA_US ? ASB_CGROUP_CPU_MIN_QUOTA_US : (uint64_t)q;
+    char val[64];
+    int rc;
+    if (cg->version == ASB_CGROUP_V2) {
+        snprintf(val, sizeof(val), "%" PRIu64 " %u", quota, (unsigned)ASB_CGROUP_CPU_PERIOD_US);
+        return write_limit(d, "cpu.max", val, err);
+    }
+    snprintf(val, sizeof(val), "%u", (unsigned)ASB_CGROUP_CPU_PERIOD_US);
+    if ((rc = write_limit(d, "cpu.cfs_period_us", val, err)) < 0)
+        return rc;
+    snprintf(val, sizeof(val), "%" PRIu64, quota);
+    return write_limit(d, "cpu.cfs_quota_us", val, err);
+}
+
+static int check_request(const asb_cgroup_host_t *host, const char *run_id,
+                         const asb_cgroup_limits_t *lim, asb_error_t *err)
+{
+    if (host->version != ASB_CGROUP_V1 && host->version != ASB_CGROUP_V2)
+        return asb_err(err, -EINVAL, "cgroup: host not detected");
+    if (host->n_hierarchies == 0 || host->n_hierarchies > ASB_CGROUP_MAX_HIERARCHIES)
+        return asb_err(err, -EINVAL, "cgroup: host has %zu hierarchies", host->n_hierarchies);
+    if (!asb_cgroup_valid_run_id(run_id))
+        return asb_err(err, -EINVAL, "cgroup: invalid run id");
+    /* cpus is a double from a config: reject NaN, negatives and values whose quota overflows. */
+    if (!(lim->cpus >= 0.0) || lim->cpus > 1e6)
+        return asb_err(err, -EINVAL, "cgroup: invalid cpu limit %g", lim->cpus);
+    unsigned need = (lim->memory_bytes ? ASB_CGROUP_CTRL_MEMORY : 0) |
+                    (lim->pids ? ASB_CGROUP_CTRL_PIDS : 0) |
+                    (lim->cpus > 0.0 ? ASB_CGROUP_CTRL_CPU : 0);
+    unsigned missing = need & ~host->controllers;
+    if (missing) {
+        char names[64];
+        asb_cgroup_controller_names(missing, names, sizeof(names));
+        return asb_err(err, -ENOTSUP, "cgroup: the host has no %s controller", names);
+    }
+    return 0;
+}
+
+int asb_cgroup_create_for_owner(asb_cgroup_t *cg, const asb_cgroup_host_t *host, pid_t owner_pid,
+                                uint64_t owner_start, const char *run_id,
+                                const asb_cgroup_limits_t *lim, asb_error_t *err)
+{
+    memset(cg, 0, sizeof(*cg));
+    int rc = check_request(host, run_id, lim, err);
+    if (rc < 0)
+        return rc;
+    cg->version = host->version;
+    rc = asb_cgroup_format_name(cg->name, sizeof(cg->name), owner_pid, owner_start, run_id);
+    if (rc < 0)
+        return asb_err(err, rc, "cgroup: cannot name the run's cgroup");
+
+    for (size_t i = 0; i < host->n_hierarchies; i++) {
+        const asb_cgroup_hierarchy_t *h = &host->hierarchies[i];
+        asb_cgroup_dir_t *d = &cg->dirs[i];
+        d->controllers = h->controllers;
+        d->parent_fd = -1;
+        d->dir_fd = -1;
+        cg->n_dirs = i + 1; /* from here on destroy knows this entry */
+        int n =
+            snprintf(d->path, sizeof(d->path), "%s/%s/%s", h->mount, ASB_CGROUP_PARENT, cg->name);
+        if (n < 0 || (size_t)n >= sizeof(d->path)) {
+            rc = asb_err(err, -ENAMETOOLONG, "cgroup: path under %s too long", h->mount);
+            goto fail;
+        }
+        if ((rc = open_parent(host, h, &d->parent_fd, err)) < 0)
+            goto fail;
+        if (mkdirat(d->parent_fd, cg->name, 0755) < 0) {
+            /* EEXIST is never "fine" here: the name is unique to this owner and run, so an
+             * existing directory is not ours to reuse or remove. */
+            rc = asb_err_sys(err, errno, "cgroup: create %s", d->path);
+            goto fail;
+        }
+        d->created = true;
+        d->dir_fd = openat(d->parent_fd, cg->name, DIR_FLAGS);
+        if (d->dir_fd < 0) {
+            rc = asb_err_sys(err, errno, "cgroup: open %s", d->path);
+            goto fail;
+        }
+    }
+
+    if (lim->memory_bytes && (rc = apply_memory(cg, lim->memory_bytes, err)) < 0)
+        goto fail;
+    if (lim->pids) {
+        char val[32];
+        snprintf(val, sizeof(val), "%" PRIu64, lim->pids);
+        if ((rc = write_limit(dir_with(cg, ASB_CGROUP_CTRL_PIDS), "pids.max", val, err)) < 0)
+            goto fail;
+    }
+    if (lim->cpus > 0.0 && (rc = apply_cpu(cg, lim->cpus, err)) < 0)
+        goto fail;
+    return 0;
+
+fail:;
+    asb_error_t ignored;
+    (void)asb_cgroup_destroy(cg, &ignored); /* the first error is the one worth reporting */
+    return rc;
+}
+
+int asb_cgroup_create(asb_cgroup_t *cg, const asb_cgroup_host_t *host, const char *run_id,
+                      const asb_cgroup_limits_t *lim, asb_error_t *err)
+{
+    uint64_t start;
+    int rc = asb_cgroup_fs_starttime(0, &start);
+    if (rc < 0) {
+        memset(cg, 0, sizeof(*cg));
+        return asb_err_sys(err, -rc, "cgroup: read /proc/self/stat");
+    }
+    return asb_cgroup_create_for_owner(cg, host, getpid(), start, run_id, lim, err);
+}
+
+int asb_cgroup_attach(asb_cgroup_t *cg, pid_t pid, asb_error_t *err)
+{
+    if (cg->n_dirs == 0)
+        return asb_err(err, -EINVAL, "cgroup: attach before create");
+    char val[16];
+    snprintf(val, sizeof(val), "%d", (int)pid);
+    for (size_t i = 0; i < cg->n_dirs; i++) {
+        const asb_cgroup_dir_t *d = &cg->dirs[i];
+        if (d->dir_fd < 0)
+            return asb_err(err, -EINVAL, "cgroup: attach to %s: not open", d->path);
+        int rc = asb_cgroup_fs_write_at(d->dir_fd, "cgroup.procs", val);
+        if (rc < 0)
+            return asb_err_sys(err, -rc, "cgroup: attach pid %d to %s", (int)pid, d->path);
+    }
+    return 0;
+}
+
+int asb_cgroup_dirfd_v2(const asb_cgroup_t *cg)
+{
+    if (cg->version != ASB_CGROUP_V2 || cg->n_dirs != 1)
+        return -1;
+    return cg->dirs[0].dir_fd;
+}
+
+/* Read a counter that must exist (rc 0) or may be absent on older kernels (optional: 0). */
+static int stat_u64(const asb_cgroup_dir_t *d, const char *file, const char *key, bool optional,
+                    uint64_t *out, asb_error_t *err)
+{
+    char buf[2048];
+    size_t len;
+    *out = 0;
+    int rc = asb_cgroup_fs_read_at(d->dir_fd, file, buf, sizeof(buf), &len);
+    if (rc == -ENOENT && optional)
+        return 0;
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "cgroup: read %s/%s", d->path, file);
+    rc = key ? asb_cgroup_parse_key_u64(buf, len, key, out) : asb_cgroup_parse_u64(buf, len, out);
+    if (rc == -ENOENT && optional)
+        return 0;
+    if (rc < 0)
+        return asb_err(err, rc, "cgroup: cannot parse %s%s%s in %s/%s", key ? "\"" : "",
+                       key ? key : "value", key ? "\"" : "", d->path, file);
+    return 0;
+}
+
+int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_error_t *err)
+{
+    memset(st, 0, sizeof(*st));
+    if (cg->n_dirs == 0)
+        return asb_err(err, -EINVAL, "cgroup: stats before create");
+    const asb_cgroup_dir_t *mem = dir_with(cg, ASB_CGROUP_CTRL_MEMORY);
+    const asb_cgroup_dir_t *pids = dir_with(cg, ASB_CGROUP_CTRL_PIDS);
+    int rc;
+    if (cg->version == ASB_CGROUP_V2) {
+        const asb_cgroup_dir_t *d = &cg->dirs[0];
+        if (mem) {
+            /* The cgroup's own events, hierarchical over its subtree: nothing the workload prints
+             * or writes can move them. oom_group_kill (6.x) counts the group kills oom.group
+             * causes; the victim kill is in oom_kill too, but take the larger to be safe. */
+            uint64_t kills, group_kills;
+            if ((rc = stat_u64(d, "memory.events", "oom_kill", false, &kills, err)) < 0 ||
+                (rc = stat_u64(d, "memory.events", "oom_group_kill", true, &group_kills, err)) < 0)
+                return rc;
+            st->oom_kills = kills > group_kills ? kills : group_kills;
+            if ((rc = stat_u64(d, "memory.peak", NULL, true, &st->memory_peak_bytes, err)) < 0)
+                return rc;
+        }
+        uint64_t usec;
+        if ((rc = stat_u64(d, "cpu.stat", "usage_usec", false, &usec, err)) < 0)
+            return rc;
+        st->cpu_usage_ns = usec * 1000;
+    } else {
+        const asb_cgroup_dir_t *acct = dir_with(cg, ASB_CGROUP_CTRL_CPUACCT);
+        if (mem) {
+            /* "oom_kill" appeared in 4.13; before that v1 gives no per-cgroup kill count. */
+            if ((rc = stat_u64(mem, "memory.oom_control", "oom_kill", false, &st->oom_kills, err)) <
+                    0 ||
+                (rc = stat_u64(mem, "memory.max_usage_in_bytes", NULL, false,
+                               &st->memory_peak_bytes, err)) < 0)
+                return rc;
+        }
+        if (acct && (rc = stat_u64(acct, "cpuacct.usage", NULL, false, &st->cpu_usage_ns, err)) < 0)
+            return rc;
+    }
+    if (pids && (rc = stat_u64(pids, "pids.current", NULL, false, &st->pids_current, err)) < 0)
+        return rc;
+    return 0;
+}
+
+int asb_cgroup_kill(asb_cgroup_t *cg, int sig, asb_error_t *err)
+{
+    for (size_t i = 0; i < cg->n_dirs; i++) {
+        const asb_cgroup_dir_t *d = &cg->dirs[i];
+        if (d->dir_fd < 0)
+            continue;
+        if (cg->version == ASB_CGROUP_V2 && sig == SIGKILL) {
+            int rc = asb_cgroup_fs_write_at(d->dir_fd, "cgroup.kill", "1");
+            if (rc == 0)
+                return 0;
+            if (rc != -ENOENT)
+                return asb_err_sys(err, -rc, "cgroup: write %s/cgroup.kill", d->path);
+        }
+        /* v1: a process is in every hierarchy once attached, but walk them all so that one
+         * attached to only some (attach failed half-way) is still reached. */
+        int rc = asb_cgroup_fs_signal_procs(d->dir_fd, sig);
+        if (rc < 0 && rc != -ENOENT)
+            return asb_err_sys(err, -rc, "cgroup: signal the processes of %s", d->path);
+    }
+    return 0;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+int asb_cgroup_destroy(asb_cgroup_t *cg, asb_error_t *err)
+{
+    int first = 0;
+    bool left = false;
+    for (size_t i = 0; i < cg->n_dirs; i++) {
+        asb_cgroup_dir_t *d = &cg->dirs[i];
+        close_fd(&d->dir_fd);
+        if (d->created) {
+            int parent_fd = d->parent_fd;
+            char parent[ASB_CGROUP_PATH_MAX];
+            if (parent_fd < 0) {
+                /* a retry after a failed destroy: fds were closed, the path remains */
+                memcpy(parent, d->path, sizeof(parent));
+                char *slash = strrchr(parent, '/');
+                if (slash)
+                    *slash = '\0';
+                parent_fd = open(parent, DIR_FLAGS);
+                if (parent_fd < 0 && errno == ENOENT)
+                    d->created = false;
+            }
+            int rc = parent_fd < 0
+                         ? (d->created ? -errno : 0)
+                         : asb_cgroup_fs_remove(parent_fd, cg->name, cg->version == ASB_CGROUP_V2);
+            if (parent_fd != d->parent_fd && parent_fd >= 0)
+                close(parent_fd);
+            if (rc == 0 || rc == -ENOENT) {
+                d->created = false;
+            } else {
+                left = true;
+                if (first == 0)
+                    first = asb_err_sys(err, -rc, "cgroup: remove %s", d->path);
+            }
+        }
+        close_fd(&d->parent_fd);
+    }
+    if (!left)
+        cg->n_dirs = 0;
+    return first;
+}

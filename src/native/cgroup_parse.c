@@ -1,0 +1,349 @@
+/* cgroup_parse.c - pure parsers for the cgroup module (see cgroup_parse.h). */
+#include "native/cgroup_parse.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- small tokenizer over (ptr, len) ----------------------------------------------------------
+ */
+
+typedef struct span {
+    const char *p;
+    size_t n;
+} span_t;
+
+static bool span_eq(span_t s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+/* Next token separated by any byte of seps, from *pos; false at the end. */
+static bool next_token(const char *buf, size_t len, size_t *pos, const char *seps, span_t *tok)
+{
+    size_t i = *pos;
+    while (i < len && strchr(seps, buf[i]) && buf[i] != '\0')
+        i++;
+    if (i >= len)
+        return false;
+    size_t start = i;
+    while (i < len && !(strchr(seps, buf[i]) && buf[i] != '\0'))
+        i++;
+    tok->p = buf + start;
+    tok->n = i - start;
+    *pos = i;
+    return true;
+}
+
+static unsigned controller_bit(span_t name)
+{
+    if (span_eq(name, "memory"))
+        return ASB_CGROUP_CTRL_MEMORY;
+    if (span_eq(name, "pids"))
+        return ASB_CGROUP_CTRL_PIDS;
+    if (span_eq(name, "cpu"))
+        return ASB_CGROUP_CTRL_CPU;
+    if (span_eq(name, "cpuacct"))
+        return ASB_CGROUP_CTRL_CPUACCT;
+    return 0;
+}
+
+/* ---- numbers -----------------------------------------------------------------------------------
+ */
+
+/* Decimal digits only: no sign, no spaces, no base prefixes (strtoull accepts all three). */
+static int parse_digits(span_t s, uint64_t *out)
+{
+    if (s.n == 0)
+        return -EINVAL;
+    uint64_t v = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.p[i] < '0' || s.p[i] > '9')
+            return -EINVAL;
+        unsigned d = (unsigned)(s.p[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -ERANGE;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int asb_cgroup_parse_u64(const char *buf, size_t len, uint64_t *out)
+{
+    size_t pos = 0;
+    span_t tok;
+    if (!next_token(buf, len, &pos, " \t\n", &tok))
+        return -EINVAL;
+    span_t rest;
+    if (next_token(buf, len, &pos, " \t\n", &rest))
+        return -EINVAL;
+    if (span_eq(tok, "max")) {
+        *out = UINT64_MAX;
+        return 0;
+    }
+    return parse_digits(tok, out);
+}
+
+int asb_cgroup_parse_key_u64(const char *buf, size_t len, const char *key, uint64_t *out)
+{
+    size_t pos = 0;
+    span_t line;
+    while (next_token(buf, len, &pos, "\n", &line)) {
+        size_t lp = 0;
+        span_t k, v, extra;
+        if (!next_token(line.p, line.n, &lp, " ", &k) || !span_eq(k, key))
+            continue;
+        if (!next_token(line.p, line.n, &lp, " ", &v) ||
+            next_token(line.p, line.n, &lp, " ", &extra))
+            return -EINVAL;
+        return parse_digits(v, out);
+    }
+    return -ENOENT;
+}
+
+size_t asb_cgroup_parse_pids(const char *buf, size_t len, pid_t *pids, size_t max)
+{
+    size_t n = 0, start = 0;
+    for (size_t i = 0; i < len && n < max; i++) {
+        if (buf[i] != '\n')
+            continue;
+        span_t s = {buf + start, i - start};
+        uint64_t v;
+        if (parse_digits(s, &v) == 0 && v > 0 && v <= INT_MAX)
+            pids[n++] = (pid_t)v;
+        start = i + 1;
+    }
+    return n;
+}
+
+int asb_cgroup_parse_stat_starttime(const char *buf, size_t len, uint64_t *out)
+{
+    const char *close = NULL;
+    for (size_t i = len; i > 0; i--) {
+        if (buf[i - 1] == ')') {
+            close = buf + i - 1;
+            break;
+        }
+    }
+    if (!close)
+        return -EINVAL;
+    size_t off = (size_t)(close + 1 - buf), pos = 0;
+    span_t tok;
+    /* Tokens after ')' start at field 3 (state); field 22 is the 20th. */
+    for (int field = 3; field <= 22; field++) {
+        if (!next_token(buf + off, len - off, &pos, " \n", &tok))
+            return -EINVAL;
+    }
+    return parse_digits(tok, out);
+}
+
+bool asb_cgroup_parse_swaps_active(const char *buf, size_t len)
+{
+    size_t pos = 0;
+    span_t line;
+    bool header = true;
+    while (next_token(buf, len, &pos, "\n", &line)) {
+        if (header) {
+            header = false;
+            continue;
+        }
+        size_t lp = 0;
+        span_t word;
+        if (next_token(line.p, line.n, &lp, " \t", &word))
+            return true;
+    }
+    return false;
+}
+
+/* ---- controllers --------------------------------------------------------------------------------
+ */
+
+unsigned asb_cgroup_parse_controllers(const char *buf, size_t len)
+{
+    unsigned mask = 0;
+    size_t pos = 0;
+    span_t tok;
+    while (next_token(buf, len, &pos, " \t\n", &tok))
+        mask |= controller_bit(tok);
+    return mask;
+}
+
+void asb_cgroup_controller_names(unsigned mask, char *out, size_t size)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{ASB_CGROUP_CTRL_MEMORY, "memory"},
+                 {ASB_CGROUP_CTRL_PIDS, "pids"},
+                 {ASB_CGROUP_CTRL_CPU, "cpu"},
+                 {ASB_CGROUP_CTRL_CPUACCT, "cpuacct"}};
+    size_t used = 0;
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!(mask & names[i].bit))
+            continue;
+        int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", names[i].name);
+        if (n < 0 || (size_t)n >= size - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* ---- mountinfo ----------------------------------------------------------------------------------
+ */
+
+/* Decode the \ooo escapes mountinfo uses for space, tab, newline and backslash in paths. */
+static int unescape_path(span_t s, char *out, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        char c = s.p[i];
+        if (c == '\\' && i + 3 < s.n && s.p[i + 1] >= '0' && s.p[i + 1] <= '3' &&
+            s.p[i + 2] >= '0' && s.p[i + 2] <= '7' && s.p[i + 3] >= '0' && s.p[i + 3] <= '7') {
+            c = (char)((s.p[i + 1] - '0') * 64 + (s.p[i + 2] - '0') * 8 + (s.p[i + 3] - '0'));
+            i += 3;
+        }
+        if (c == '\0' || o + 1 >= size)
+            return -ENAMETOOLONG;
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+static int parse_dev(span_t s, unsigned *major, unsigned *minor)
+{
+    const char *colon = memchr(s.p, ':', s.n);
+    if (!colon)
+        return -EINVAL;
+    uint64_t ma, mi;
+    span_t a = {s.p, (size_t)(colon - s.p)}, b = {colon + 1, s.n - (size_t)(colon - s.p) - 1};
+    if (parse_digits(a, &ma) || parse_digits(b, &mi) || ma > UINT_MAX || mi > UINT_MAX)
+        return -EINVAL;
+    *major = (unsigned)ma;
+    *minor = (unsigned)mi;
+    return 0;
+}
+
+int asb_cgroup_mounts_add_line(asb_cgroup_mounts_t *m, const char *line, size_t len)
+{
+    /* id parent major:minor root mountpoint options [optional...] - fstype source superoptions */
+    span_t f[6], tok, fstype, source, superopts;
+    size_t pos = 0;
+    for (int i = 0; i < 6; i++) {
+        if (!next_token(line, len, &pos, " ", &f[i]))
+            return -EINVAL;
+    }
+    do {
+        if (!next_token(line, len, &pos, " ", &tok))
+            return -EINVAL;
+    } while (!span_eq(tok, "-"));
+    if (!next_token(line, len, &pos, " ", &fstype) || !next_token(line, len, &pos, " ", &source) ||
+        !next_token(line, len, &pos, " ", &superopts))
+        return span_eq(fstype, "cgroup") || span_eq(fstype, "cgroup2") ? -EINVAL : 0;
+
+    bool v2 = span_eq(fstype, "cgroup2");
+    if (!v2 && !span_eq(fstype, "cgroup"))
+        return 0;
+
+    asb_cgroup_mount_t cand;
+    memset(&cand, 0, sizeof(cand));
+    if (parse_dev(f[2], &cand.dev_major, &cand.dev_minor) ||
+        unescape_path(f[4], cand.mount, sizeof(cand.mount)))
+        return -EINVAL;
+
+    if (v2) {
+        /* cgroup2 lists its controllers in cgroup.controllers, not in the mount options; the
+         * caller reads that file. */
+        if (!m->has_v2) {
+            m->has_v2 = true;
+            m->v2 = cand;
+        }
+        return 0;
+    }
+
+    size_t op = 0;
+    span_t opt;
+    while (next_token(superopts.p, superopts.n, &op, ",", &opt))
+        cand.controllers |= controller_bit(opt);
+    if (cand.controllers == 0)
+        return 0;
+    for (size_t i = 0; i < m->n_v1; i++) {
+        /* The same hierarchy mounted again (bind mount), or a controller already found: the kernel
+         * binds each controller to one hierarchy, so the first mount is as good as any. */
+        if ((m->v1[i].dev_major == cand.dev_major && m->v1[i].dev_minor == cand.dev_minor) ||
+            (m->v1[i].controllers & cand.controllers))
+            return 0;
+    }
+    if (m->n_v1 >= ASB_CGROUP_MAX_HIERARCHIES)
+        return 0;
+    m->v1[m->n_v1++] = cand;
+    return 0;
+}
+
+void asb_cgroup_mounts_scan(asb_cgroup_mounts_t *m, const char *text, size_t len)
+{
+    memset(m, 0, sizeof(*m));
+    size_t pos = 0;
+    span_t line;
+    while (next_token(text, len, &pos, "\n", &line))
+        (void)asb_cgroup_mounts_add_line(m, line.p, line.n);
+}
+
+/* ---- owner-tagged names -------------------------------------------------------------------------
+ */
+
+bool asb_cgroup_valid_run_id(const char *run_id)
+{
+    if (!run_id)
+        return false;
+    size_t n = strnlen(run_id, ASB_CGROUP_RUN_ID_MAX + 1);
+    if (n == 0 || n > ASB_CGROUP_RUN_ID_MAX || run_id[0] == '.' || run_id[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = run_id[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '.' || c == '-';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, const char *run_id)
+{
+    if (pid <= 0 || !asb_cgroup_valid_run_id(run_id))
+        return -EINVAL;
+    int n = snprintf(out, size, "%s-%d-%llu-%s", ASB_OWNER_PREFIX, (int)pid,
+                     (unsigned long long)start, run_id);
+    if (n < 0 || (size_t)n >= size)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start)
+{
+    size_t plen = strlen(ASB_OWNER_PREFIX);
+    if (strncmp(name, ASB_OWNER_PREFIX, plen) != 0 || name[plen] != '-')
+        return -EINVAL;
+    const char *p = name + plen + 1;
+    const char *d1 = strchr(p, '-');
+    if (!d1)
+        return -EINVAL;
+    const char *d2 = strchr(d1 + 1, '-');
+    if (!d2)
+        return -EINVAL;
+    uint64_t vpid, vstart;
+    span_t spid = {p, (size_t)(d1 - p)}, sstart = {d1 + 1, (size_t)(d2 - d1 - 1)};
+    if (parse_digits(spid, &vpid) || parse_digits(sstart, &vstart) || vpid == 0 || vpid > INT_MAX ||
+        !asb_cgroup_valid_run_id(d2 + 1))
+        return -EINVAL;
+    *pid = (pid_t)vpid;
+    *start = vstart;
+    return 0;
+}

@@ -1,0 +1,348 @@
+/* test_cgroup_parse.c - the cgroup module's pure parsers, from sample strings (no privileges).
+ * The samples are the real formats of kernel 6.x files, including the v2 ones this project's
+ * development host (hybrid v1) cannot produce. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "native/cgroup.h"
+#include "native/cgroup_parse.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define S(lit) lit, sizeof(lit) - 1
+
+/* ---- mountinfo ---------------------------------------------------------------------------------
+ */
+
+static const char hybrid[] =
+    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+    "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+    "33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
+    "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
+    "40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
+    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+
+static void test_mountinfo_hybrid_separate_cpu_cpuacct(void **state)
+{
+    (void)state;
+    asb_cgroup_mounts_t m;
+    asb_cgroup_mounts_scan(&m, S(hybrid));
+    assert_true(m.has_v2);
+    assert_string_equal(m.v2.mount, "/sys/fs/cgroup/unified");
+    assert_int_equal(m.n_v1, 4); /* cpu, cpuacct, memory, pids: not cpuset, not name=systemd */
+    assert_string_equal(m.v1[0].mount, "/sys/fs/cgroup/cpu");
+    assert_int_equal(m.v1[0].controllers, ASB_CGROUP_CTRL_CPU);
+    assert_string_equal(m.v1[1].mount, "/sys/fs/cgroup/cpuacct");
+    assert_int_equal(m.v1[1].controllers, ASB_CGROUP_CTRL_CPUACCT);
+    assert_string_equal(m.v1[2].mount, "/sys/fs/cgroup/memory");
+    assert_int_equal(m.v1[2].controllers, ASB_CGROUP_CTRL_MEMORY);
+    assert_int_equal(m.v1[2].dev_major, 0);
+    assert_int_equal(m.v1[2].dev_minor, 32);
+    assert_string_equal(m.v1[3].mount, "/sys/fs/cgroup/pids");
+    assert_int_equal(m.v1[3].controllers, ASB_CGROUP_CTRL_PIDS);
+}
+
+static void test_mountinfo_comounted_and_bind_and_escapes(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:10 - cgroup cgroup "
+        "rw,cpu,cpuacct\n"
+        "31 25 0:27 / /sys/fs/cgroup/mem\\040ory rw shared:11 master:3 - cgroup cgroup "
+        "rw,memory\n"
+        /* the same memory hierarchy bind-mounted again: ignored */
+        "90 25 0:27 / /mnt/memory-again rw - cgroup cgroup rw,memory\n"
+        "32 25 0:28 /docker/abc /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n"
+        "33 25 0:29 / /sys/fs/cgroup/net_cls,net_prio rw - cgroup cgroup rw,net_cls,net_prio\n";
+    asb_cgroup_mounts_t m;
+    asb_cgroup_mounts_scan(&m, S(text));
+    assert_false(m.has_v2);
+    assert_int_equal(m.n_v1, 3);
+    assert_string_equal(m.v1[0].mount, "/sys/fs/cgroup/cpu,cpuacct");
+    assert_int_equal(m.v1[0].controllers, ASB_CGROUP_CTRL_CPU | ASB_CGROUP_CTRL_CPUACCT);
+    assert_string_equal(m.v1[1].mount, "/sys/fs/cgroup/mem ory");
+    assert_string_equal(m.v1[2].mount, "/sys/fs/cgroup/pids");
+}
+
+static void test_mountinfo_pure_v2(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "24 30 0:22 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+        "26 24 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
+        "rw,nsdelegate,memory_recursiveprot\n"
+        "99 26 0:23 / /other/cgroup2 rw - cgroup2 cgroup2 rw\n";
+    asb_cgroup_mounts_t m;
+    asb_cgroup_mounts_scan(&m, S(text));
+    assert_true(m.has_v2);
+    assert_string_equal(m.v2.mount, "/sys/fs/cgroup"); /* the first wins */
+    assert_int_equal(m.n_v1, 0);
+}
+
+static void test_mountinfo_malformed(void **state)
+{
+    (void)state;
+    asb_cgroup_mounts_t m;
+    memset(&m, 0, sizeof(m));
+    /* no " - " separator */
+    assert_int_equal(asb_cgroup_mounts_add_line(&m, S("32 31 0:29 / /x rw cgroup cgroup rw,cpu")),
+                     -EINVAL);
+    /* bad device */
+    assert_int_equal(asb_cgroup_mounts_add_line(&m, S("32 31 zz / /x rw - cgroup cgroup rw,cpu")),
+                     -EINVAL);
+    /* a cgroup line cut short */
+    assert_int_equal(asb_cgroup_mounts_add_line(&m, S("32 31 0:29 / /x rw - cgroup")), -EINVAL);
+    /* not cgroup at all: fine, ignored */
+    assert_int_equal(asb_cgroup_mounts_add_line(&m, S("1 2 0:3 / /proc rw - proc proc rw")), 0);
+    assert_int_equal(m.n_v1, 0);
+    assert_false(m.has_v2);
+    /* "cpuset" must not count as "cpu" */
+    assert_int_equal(
+        asb_cgroup_mounts_add_line(&m, S("34 31 0:31 / /c rw - cgroup cgroup rw,cpuset")), 0);
+    assert_int_equal(m.n_v1, 0);
+}
+
+static void test_controllers(void **state)
+{
+    (void)state;
+    assert_int_equal(asb_cgroup_parse_controllers(S("cpuset cpu io memory hugetlb pids rdma\n")),
+                     ASB_CGROUP_CTRL_CPU | ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS);
+    assert_int_equal(asb_cgroup_parse_controllers(S("\n")), 0);
+    assert_int_equal(asb_cgroup_parse_controllers(S("cpuset io")), 0);
+    char names[64];
+    asb_cgroup_controller_names(ASB_CGROUP_CTRL_PIDS | ASB_CGROUP_CTRL_CPU, names, sizeof(names));
+    assert_string_equal(names, "pids, cpu");
+}
+
+/* ---- v2 and v1 control files -------------------------------------------------------------------
+ */
+
+static void test_memory_events_v2(void **state)
+{
+    (void)state;
+    static const char ev[] =
+        "low 0\nhigh 0\nmax 1534\noom 3\noom_kill 2\noom_group_kill 1\nsock_throttled 0\n";
+    uint64_t v = 99;
+    assert_int_equal(asb_cgroup_parse_key_u64(S(ev), "oom_kill", &v), 0);
+    assert_int_equal(v, 2);
+    assert_int_equal(asb_cgroup_parse_key_u64(S(ev), "oom_group_kill", &v), 0);
+    assert_int_equal(v, 1);
+    assert_int_equal(asb_cgroup_parse_key_u64(S(ev), "oom", &v), 0); /* not a prefix match */
+    assert_int_equal(v, 3);
+    /* a 5.x kernel has no oom_group_kill line */
+    static const char old[] = "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n";
+    assert_int_equal(asb_cgroup_parse_key_u64(S(old), "oom_group_kill", &v), -ENOENT);
+    assert_int_equal(asb_cgroup_parse_key_u64(S("oom_kill x\n"), "oom_kill", &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_key_u64(S("oom_kill -1\n"), "oom_kill", &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_key_u64(S("oom_kill 99999999999999999999\n"), "oom_kill", &v),
+                     -ERANGE);
+}
+
+static void test_oom_control_v1(void **state)
+{
+    (void)state;
+    static const char oc[] = "oom_kill_disable 0\nunder_oom 0\noom_kill 7\n";
+    uint64_t v = 0;
+    assert_int_equal(asb_cgroup_parse_key_u64(S(oc), "oom_kill", &v), 0);
+    assert_int_equal(v, 7);
+    /* pre-4.13 v1 has no oom_kill line: must be "absent", not 0 */
+    assert_int_equal(
+        asb_cgroup_parse_key_u64(S("oom_kill_disable 0\nunder_oom 1\n"), "oom_kill", &v), -ENOENT);
+}
+
+static void test_cpu_stat_v2(void **state)
+{
+    (void)state;
+    static const char cs[] = "usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\n"
+                             "nr_periods 10\nnr_throttled 4\nthrottled_usec 90000\n"
+                             "nr_bursts 0\nburst_usec 0\n";
+    uint64_t v = 0;
+    assert_int_equal(asb_cgroup_parse_key_u64(S(cs), "usage_usec", &v), 0);
+    assert_int_equal(v, 1234567);
+    assert_int_equal(asb_cgroup_parse_key_u64(S(cs), "nr_throttled", &v), 0);
+    assert_int_equal(v, 4);
+}
+
+static void test_single_values(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    assert_int_equal(asb_cgroup_parse_u64(S("67108864\n"), &v), 0);
+    assert_int_equal(v, 67108864);
+    assert_int_equal(asb_cgroup_parse_u64(S("max\n"), &v), 0); /* v2 memory.max, pids.max */
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(asb_cgroup_parse_u64(S("18446744073709551615\n"), &v), 0);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(asb_cgroup_parse_u64(S("18446744073709551616\n"), &v), -ERANGE);
+    assert_int_equal(asb_cgroup_parse_u64(S(""), &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_u64(S("12 34\n"), &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_u64(S("0x10\n"), &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_u64(S("-1\n"), &v), -EINVAL);
+}
+
+static void test_pid_list(void **state)
+{
+    (void)state;
+    pid_t pids[4];
+    assert_int_equal(asb_cgroup_parse_pids(S("12\n345\n6789\n"), pids, 4), 3);
+    assert_int_equal(pids[0], 12);
+    assert_int_equal(pids[2], 6789);
+    /* the last line cut off by a full buffer: never a wrong pid */
+    assert_int_equal(asb_cgroup_parse_pids(S("12\n34"), pids, 4), 1);
+    assert_int_equal(asb_cgroup_parse_pids(S("1\n2\n3\n4\n5\n"), pids, 4), 4);
+    assert_int_equal(asb_cgroup_parse_pids(S(""), pids, 4), 0);
+    assert_int_equal(asb_cgroup_parse_pids(S("0\nabc\n7\n"), pids, 4), 1);
+    assert_int_equal(pids[0], 7);
+}
+
+static void test_swaps(void **state)
+{
+    (void)state;
+    assert_false(
+        asb_cgroup_parse_swaps_active(S("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n")));
+    assert_true(asb_cgroup_parse_swaps_active(
+        S("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+          "/dev/sda2                               partition\t8388604\t\t0\t\t-2\n")));
+    assert_false(asb_cgroup_parse_swaps_active(S("")));
+}
+
+static void test_stat_starttime(void **state)
+{
+    (void)state;
+    /* A hostile command name with spaces and ") " in it must not shift the fields. */
+    static const char st[] =
+        "4242 (evil) 1 2 3 4 5) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 "
+        "987654 10000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+    uint64_t v = 0;
+    assert_int_equal(asb_cgroup_parse_stat_starttime(S(st), &v), 0);
+    assert_int_equal(v, 987654);
+    assert_int_equal(asb_cgroup_parse_stat_starttime(S("4242 (x) S 1 2 3\n"), &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_stat_starttime(S("no paren"), &v), -EINVAL);
+}
+
+/* ---- owner-tagged names -------------------------------------------------------------------------
+ */
+
+static void test_owner_names(void **state)
+{
+    (void)state;
+    char name[ASB_CGROUP_NAME_MAX];
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1234, 5678, "0123abcd-x_y.z"), 0);
+    assert_string_equal(name, ASB_OWNER_PREFIX "-1234-5678-0123abcd-x_y.z");
+    pid_t pid = 0;
+    uint64_t start = 0;
+    assert_int_equal(asb_cgroup_parse_name(name, &pid, &start), 0);
+    assert_int_equal(pid, 1234);
+    assert_int_equal(start, 5678);
+
+    /* the longest valid name fits */
+    char id[ASB_CGROUP_RUN_ID_MAX + 2];
+    memset(id, 'a', ASB_CGROUP_RUN_ID_MAX);
+    id[ASB_CGROUP_RUN_ID_MAX] = '\0';
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 2147483647, UINT64_MAX, id), 0);
+    assert_int_equal(asb_cgroup_parse_name(name, &pid, &start), 0);
+    assert_int_equal(pid, 2147483647);
+    assert_true(start == UINT64_MAX);
+    id[ASB_CGROUP_RUN_ID_MAX] = 'a';
+    id[ASB_CGROUP_RUN_ID_MAX + 1] = '\0';
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, id), -EINVAL);
+
+    /* run ids that could escape the parent directory or confuse tools */
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, ".."), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, "a/b"), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, ""), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, "-rf"), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 0, 1, "ok"), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, 8, 1, 1, "ok"), -ENAMETOOLONG);
+
+    /* names that are not ours are left alone by the reaper */
+    const char *foreign[] = {"asb",
+                             "asb-",
+                             "asb-12",
+                             "asb-12-34",
+                             "asb-12-34-",
+                             "asb-0-34-x",
+                             "asb-x-34-y",
+                             "asb-12-3x-y",
+                             "asb-+12-34-y",
+                             "asb-12--34-y",
+                             "asbx-12-34-y",
+                             "other-12-34-y",
+                             "asb-99999999999-1-y",
+                             "asb-12-34-a/b",
+                             "asb-12-34-..",
+                             "user.slice"};
+    for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+        if (asb_cgroup_parse_name(foreign[i], &pid, &start) != -EINVAL)
+            fail_msg("parsed a foreign name: %s", foreign[i]);
+    }
+    /* a run id may itself contain dashes */
+    assert_int_equal(asb_cgroup_parse_name("asb-12-34-a-b-c", &pid, &start), 0);
+    assert_int_equal(pid, 12);
+    assert_int_equal(start, 34);
+}
+
+static void test_version_names(void **state)
+{
+    (void)state;
+    assert_string_equal(asb_cgroup_version_name(ASB_CGROUP_V1), "v1");
+    assert_string_equal(asb_cgroup_version_name(ASB_CGROUP_V2), "v2");
+    assert_string_equal(asb_cgroup_version_name(ASB_CGROUP_NONE), "none");
+}
+
+static void test_host_init_v2_and_create_checks(void **state)
+{
+    (void)state;
+    asb_cgroup_host_t host;
+    asb_error_t err;
+    assert_int_equal(asb_cgroup_host_init_v2(&host, "/nonexistent/cg2", ASB_CGROUP_CTRL_PIDS, &err),
+                     0);
+    assert_int_equal(host.version, ASB_CGROUP_V2);
+    assert_int_equal(host.n_hierarchies, 1);
+    assert_int_equal(host.controllers, ASB_CGROUP_CTRL_PIDS);
+
+    /* A limit whose controller the host lacks is refused before anything is created. */
+    asb_cgroup_t cg;
+    asb_cgroup_limits_t lim = {.memory_bytes = 1 << 20};
+    assert_int_equal(asb_cgroup_create(&cg, &host, "x", &lim, &err), -ENOTSUP);
+    assert_non_null(strstr(err.message, "memory"));
+    assert_int_equal(cg.n_dirs, 0);
+    lim = (asb_cgroup_limits_t){.cpus = -1.0};
+    assert_int_equal(asb_cgroup_create(&cg, &host, "x", &lim, &err), -EINVAL);
+    lim = (asb_cgroup_limits_t){.pids = 1};
+    assert_int_equal(asb_cgroup_create(&cg, &host, "../x", &lim, &err), -EINVAL);
+    /* and a zeroed cgroup is safe to destroy */
+    asb_cgroup_t zero;
+    memset(&zero, 0, sizeof(zero));
+    assert_int_equal(asb_cgroup_destroy(&zero, &err), 0);
+    assert_int_equal(asb_cgroup_dirfd_v2(&zero), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mountinfo_hybrid_separate_cpu_cpuacct),
+        cmocka_unit_test(test_mountinfo_comounted_and_bind_and_escapes),
+        cmocka_unit_test(test_mountinfo_pure_v2),
+        cmocka_unit_test(test_mountinfo_malformed),
+        cmocka_unit_test(test_controllers),
+        cmocka_unit_test(test_memory_events_v2),
+        cmocka_unit_test(test_oom_control_v1),
+        cmocka_unit_test(test_cpu_stat_v2),
+        cmocka_unit_test(test_single_values),
+        cmocka_unit_test(test_pid_list),
+        cmocka_unit_test(test_swaps),
+        cmocka_unit_test(test_stat_starttime),
+        cmocka_unit_test(test_owner_names),
+        cmocka_unit_test(test_version_names),
+        cmocka_unit_test(test_host_init_v2_and_create_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
