@@ -1,0 +1,65 @@
+/* policy.h - what the build-time seccomp generator knows about our two policies.
+ *
+ * The generator (asb-seccomp-gen) is a host tool linked with libseccomp. It turns the tables in
+ * policy_docker.c and policy_hardened.c into classic BPF once, at build time; the supervisor then
+ * loads that BPF as-is, so the static supervisor never links libseccomp and every sandbox runs the
+ * very program that was reviewed in the generated header.
+ *
+ * The filters are for x86_64 only. Any other audit arch (i386 via int 0x80, and x32, which reports
+ * AUDIT_ARCH_X86_64 with __X32_SYSCALL_BIT set) kills the process: those ABIs have their own
+ * syscall tables, and a filter written for one table lets through the same numbers meaning other
+ * calls in another.
+ */
+#ifndef ASB_SECCOMP_GEN_POLICY_H
+#define ASB_SECCOMP_GEN_POLICY_H
+
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A syscall refused on purpose, and the attack the refusal stops. */
+typedef struct gen_refusal {
+    const char *name;
+    const char *why;
+} gen_refusal_t;
+
+/* One policy, as data. The builder (policy_build.c) turns it into a libseccomp context. */
+typedef struct gen_policy {
+    const char *name;  /* "docker_default": the generated arrays are asb_bpf_<name>[] */
+    const char *title; /* one line for the listing */
+    /* Allowed without conditions: base's list (if any) then this one. Entries also named in
+     * `refused` are dropped, so the hardened policy can start from the Docker list and subtract. */
+    const struct gen_policy *base;
+    const char *const *allow;
+    size_t n_allow;
+    const gen_refusal_t *refused;
+    size_t n_refused;
+    /* personality(2): only these exact persona values are allowed. */
+    const uint64_t *personalities;
+    size_t n_personalities;
+    /* ioctl(2): refused when the low 32 bits of the request are one of these (the kernel reads
+     * the request as an unsigned int, so the upper half of the register must not matter). */
+    const uint32_t *ioctl_refused;
+    size_t n_ioctl_refused;
+} gen_policy_t;
+
+/* Both policies share these conditional rules (policy_build.c): clone(2) without any namespace
+ * flag; clone3(2) fails with ENOSYS so libc falls back to clone(2), whose flags a filter can see;
+ * socket(2) for every family but AF_VSOCK. */
+
+extern const gen_policy_t asb_gen_policy_docker_default;
+extern const gen_policy_t asb_gen_policy_hardened;
+
+/* The x86_64 number of a syscall name, or -1 when x86_64 has no such call. Knows a few calls newer
+ * than the libseccomp we build with. */
+int asb_gen_syscall_nr(const char *name);
+
+/* Build the filter of one policy. On failure returns a negative errno and writes why to `why`. */
+int asb_gen_policy_build(const gen_policy_t *p, scmp_filter_ctx *out, char *why, size_t why_len);
+
+/* A human listing of one policy: each line starts with `prefix` (" * " inside the generated
+ * header's comment, "" for --list). With `reasons`, each refusal is followed by why. */
+void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix, int reasons);
+
+#endif

@@ -1,0 +1,349 @@
+/* policy_build.c - turn a gen_policy_t into a libseccomp filter, and describe it.
+ *
+ * The filter is an allowlist: the default action is ERRNO(EPERM), as Docker's (EPERM rather than
+ * ENOSYS, so a refused call reads as "not permitted" and no program mistakes it for an old kernel),
+ * and every rule ALLOWs. That shape matters with libseccomp: it silently drops conditional rules
+ * of a syscall that also has an unconditional one, and it refuses rules whose action equals the
+ * default. "Allow ioctl except TIOCSTI" is therefore written as a union of ALLOW rules covering
+ * every other request value (allow_unless_low32), which is exact whatever order libseccomp
+ * evaluates the rules in. The builder checks the shape so an edit of the tables cannot break it.
+ */
+#include "native/seccomp/gen/policy.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+/* Every namespace flag clone(2) can carry. CLONE_NEWTIME (0x80) cannot be passed to clone(2): it
+ * lies in the exit-signal byte; unshare(2) and clone3(2), which could pass it, are not allowed. */
+#define GEN_CLONE_NS_FLAGS                                                                         \
+    ((uint64_t)(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |      \
+                CLONE_NEWPID | CLONE_NEWNET))
+
+/* Calls that carry conditions (or a non-default errno) in every policy; they must never also be
+ * on an unconditional list, or libseccomp would drop the conditions. */
+static const char *const CONDITIONAL[] = {"clone", "clone3", "socket", "personality"};
+
+#define GEN_MAX_SYSCALLS 512
+
+/* x86_64 numbers of calls newer than libseccomp 2.5.4 knows (arch/x86/entry/syscalls/
+ * syscall_64.tbl; syscall numbers are kernel ABI and never change). */
+static const struct {
+    const char *name;
+    int nr;
+} NEWER_SYSCALLS[] = {
+    {"mseal", 462},
+};
+
+int asb_gen_syscall_nr(const char *name)
+{
+    int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+    if (nr >= 0)
+        return nr;
+    for (size_t i = 0; i < sizeof(NEWER_SYSCALLS) / sizeof(NEWER_SYSCALLS[0]); i++)
+        if (strcmp(NEWER_SYSCALLS[i].name, name) == 0)
+            return NEWER_SYSCALLS[i].nr;
+    return -1; /* unknown, or a pseudo-syscall that does not exist on x86_64 */
+}
+
+static int fail(char *why, size_t why_len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *why, size_t why_len, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static bool is_refused(const gen_policy_t *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_refused; i++)
+        if (strcmp(p->refused[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static bool is_conditional(const gen_policy_t *p, const char *name)
+{
+    for (size_t i = 0; i < sizeof(CONDITIONAL) / sizeof(CONDITIONAL[0]); i++)
+        if (strcmp(CONDITIONAL[i], name) == 0)
+            return true;
+    return p->n_ioctl_refused > 0 && strcmp(name, "ioctl") == 0;
+}
+
+/* The unconditional allowlist of p in table order: base's, then p's own, minus p's refusals and
+ * minus ioctl when p puts conditions on it. Returns the count, or -1 when it would not fit. */
+static int effective_allow(const gen_policy_t *p, const char **out, size_t cap)
+{
+    size_t n = 0;
+    const gen_policy_t *layers[2] = {p->base, p};
+    for (size_t l = 0; l < 2; l++) {
+        if (!layers[l])
+            continue;
+        for (size_t i = 0; i < layers[l]->n_allow; i++) {
+            const char *name = layers[l]->allow[i];
+            if (is_refused(p, name) || (p->n_ioctl_refused > 0 && strcmp(name, "ioctl") == 0))
+                continue;
+            if (n == cap)
+                return -1;
+            out[n++] = name;
+        }
+    }
+    return (int)n;
+}
+
+static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned count,
+                    const struct scmp_arg_cmp *cmp, char *why, size_t why_len)
+{
+    /* _exact: libseccomp must not rewrite a rule behind our back; it never needs to for the
+     * native x86_64 ABI. */
+    int rc = seccomp_rule_add_exact_array(ctx, action, nr, count, cmp);
+    if (rc < 0)
+        return fail(why, why_len, rc, "seccomp_rule_add(syscall %d): %s", nr, strerror(-rc));
+    return 0;
+}
+
+/* ALLOW nr whenever the low 32 bits of argument `arg` are none of deny[]: one masked-equality
+ * rule per maximal bit prefix that contains no denied value (at most 32 per denied value). The
+ * upper 32 bits are ignored on purpose: the kernel truncates these arguments to 32 bits, so a
+ * comparison on all 64 could be dodged by setting a high bit. */
+static int allow_unless_low32(scmp_filter_ctx ctx, int nr, unsigned arg, const uint32_t *deny,
+                              size_t n_deny, uint32_t mask, uint32_t value, int bit, char *why,
+                              size_t why_len)
+{
+    bool hit = false;
+    for (size_t i = 0; i < n_deny; i++)
+        if ((deny[i] & mask) == value)
+            hit = true;
+    if (!hit) {
+        struct scmp_arg_cmp cmp = {
+            .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask, .datum_b = value};
+        return add_rule(ctx, SCMP_ACT_ALLOW, nr, 1, &cmp, why, why_len);
+    }
+    if (bit < 0)
+        return 0; /* exactly a denied value: left to the default action */
+    uint32_t b = 1u << bit;
+    int rc = allow_unless_low32(ctx, nr, arg, deny, n_deny, mask | b, value, bit - 1, why, why_len);
+    if (rc < 0)
+        return rc;
+    return allow_unless_low32(ctx, nr, arg, deny, n_deny, mask | b, value | b, bit - 1, why,
+                              why_len);
+}
+
+static int resolve(const char *name, char *why, size_t why_len)
+{
+    int nr = asb_gen_syscall_nr(name);
+    if (nr < 0)
+        return fail(why, why_len, -ENOENT, "no x86_64 syscall named \"%s\"", name);
+    return nr;
+}
+
+/* Table checks that turn a silent libseccomp behaviour into a build failure. */
+static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, char *why,
+                        size_t why_len)
+{
+    for (int i = 0; i < n_allow; i++) {
+        int nr = resolve(allow[i], why, why_len);
+        if (nr < 0)
+            return nr;
+        if (is_conditional(p, allow[i]))
+            return fail(why, why_len, -EINVAL, "%s: \"%s\" is conditional, not for the allowlist",
+                        p->name, allow[i]);
+        for (int j = 0; j < i; j++)
+            if (asb_gen_syscall_nr(allow[j]) == nr)
+                return fail(why, why_len, -EINVAL, "%s: \"%s\" listed twice", p->name, allow[i]);
+    }
+    for (size_t i = 0; i < p->n_refused; i++) {
+        int nr = resolve(p->refused[i].name, why, why_len);
+        if (nr < 0)
+            return nr;
+        if (is_conditional(p, p->refused[i].name))
+            return fail(why, why_len, -EINVAL, "%s: \"%s\" cannot be refused whole", p->name,
+                        p->refused[i].name);
+    }
+    return 0;
+}
+
+static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, size_t why_len)
+{
+    const char *allow[GEN_MAX_SYSCALLS];
+    int n_allow = effective_allow(p, allow, GEN_MAX_SYSCALLS);
+    if (n_allow < 0)
+        return fail(why, why_len, -E2BIG, "%s: more than %d syscalls", p->name, GEN_MAX_SYSCALLS);
+    int rc = check_tables(p, allow, n_allow, why, why_len);
+    if (rc < 0)
+        return rc;
+
+    for (int i = 0; i < n_allow; i++) {
+        rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(allow[i]), 0, NULL, why, why_len);
+        if (rc < 0)
+            return rc;
+    }
+
+    /* clone(2) only without namespace flags: a new user namespace is the usual first step of a
+     * container escape, and the others would let the workload build its own mount/net views. */
+    struct scmp_arg_cmp clone_cmp = {
+        .arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = GEN_CLONE_NS_FLAGS, .datum_b = 0};
+    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("clone"), 1, &clone_cmp, why, why_len);
+    if (rc < 0)
+        return rc;
+
+    /* clone3(2) takes its flags in memory, where a filter cannot look: fail it with ENOSYS so glibc
+     * (>= 2.34, which tries clone3 first for threads and posix_spawn) falls back to clone(2). */
+    rc = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), asb_gen_syscall_nr("clone3"), 0, NULL, why, why_len);
+    if (rc < 0)
+        return rc;
+
+    /* AF_VSOCK reaches the hypervisor's host side (and vsock has had guest-to-host bugs), which no
+     * network namespace isolates. */
+    const uint32_t vsock[] = {AF_VSOCK};
+    rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, 0, 0, 31, why, why_len);
+    if (rc < 0)
+        return rc;
+
+    /* personality(2): ADDR_NO_RANDOMIZE would switch off ASLR for whatever the workload execs
+     * next, READ_IMPLIES_EXEC makes every readable mapping executable. Compared on all 64 bits:
+     * anything but the exact listed values is refused. */
+    for (size_t i = 0; i < p->n_personalities; i++) {
+        struct scmp_arg_cmp cmp = {.arg = 0, .op = SCMP_CMP_EQ, .datum_a = p->personalities[i]};
+        rc =
+            add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("personality"), 1, &cmp, why, why_len);
+        if (rc < 0)
+            return rc;
+    }
+
+    if (p->n_ioctl_refused > 0) {
+        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("ioctl"), 1, p->ioctl_refused,
+                                p->n_ioctl_refused, 0, 0, 31, why, why_len);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int asb_gen_policy_build(const gen_policy_t *p, scmp_filter_ctx *out, char *why, size_t why_len)
+{
+    *out = NULL;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+    if (!ctx)
+        return fail(why, why_len, -ENOMEM, "seccomp_init failed");
+
+    int rc = 0;
+    /* Always x86_64, whatever the build host, and nothing else: libseccomp then kills on any other
+     * audit arch (i386) and on x86_64 calls with __X32_SYSCALL_BIT set (x32). */
+    uint32_t native = seccomp_arch_native();
+    if (native != SCMP_ARCH_X86_64) {
+        rc = seccomp_arch_add(ctx, SCMP_ARCH_X86_64);
+        if (rc == 0)
+            rc = seccomp_arch_remove(ctx, native);
+        if (rc < 0) {
+            fail(why, why_len, rc, "select x86_64: %s", strerror(-rc));
+            goto out;
+        }
+    }
+    rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    if (rc < 0) {
+        fail(why, why_len, rc, "bad-arch action: %s", strerror(-rc));
+        goto out;
+    }
+    /* A binary tree over syscall numbers: ~9 comparisons instead of up to ~300 per syscall. */
+    rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+    if (rc < 0) {
+        fail(why, why_len, rc, "optimize attribute: %s", strerror(-rc));
+        goto out;
+    }
+    rc = build_rules(p, ctx, why, why_len);
+    if (rc < 0)
+        goto out;
+    *out = ctx;
+    ctx = NULL;
+out:
+    if (ctx)
+        seccomp_release(ctx);
+    return rc;
+}
+
+/* Print words separated by ", ", wrapped at ~96 columns, each line starting with prefix. */
+static void print_wrapped(FILE *f, const char *prefix, const char *const *words, size_t n,
+                          const int *nrs)
+{
+    size_t col = 0;
+    for (size_t i = 0; i < n; i++) {
+        char word[96];
+        if (nrs)
+            snprintf(word, sizeof(word), "%s(%d)%s", words[i], nrs[i], i + 1 < n ? "," : "");
+        else
+            snprintf(word, sizeof(word), "%s%s", words[i], i + 1 < n ? "," : "");
+        size_t len = strlen(word);
+        if (col == 0) {
+            fprintf(f, "%s    %s", prefix, word);
+            col = 4 + len;
+        } else if (col + 1 + len > 96) {
+            fprintf(f, "\n%s    %s", prefix, word);
+            col = 4 + len;
+        } else {
+            fprintf(f, " %s", word);
+            col += 1 + len;
+        }
+    }
+    if (col)
+        fputc('\n', f);
+}
+
+void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix, int reasons)
+{
+    const char *allow[GEN_MAX_SYSCALLS];
+    int nrs[GEN_MAX_SYSCALLS];
+    int n = effective_allow(p, allow, GEN_MAX_SYSCALLS);
+    if (n < 0)
+        n = 0;
+    for (int i = 0; i < n; i++)
+        nrs[i] = asb_gen_syscall_nr(allow[i]);
+
+    fprintf(f, "%s%s: %s\n", prefix, p->name, p->title);
+    fprintf(f,
+            "%s  arch x86_64 only (any other arch, and x32: KILL_PROCESS); default ERRNO(EPERM)\n",
+            prefix);
+    fprintf(f, "%s  allowed (%d):\n", prefix, n);
+    print_wrapped(f, prefix, allow, (size_t)n, nrs);
+    fprintf(f, "%s  conditional:\n", prefix);
+    fprintf(f, "%s    clone(%d): allowed when no CLONE_NEW* flag (mask 0x%08llx) is set\n", prefix,
+            asb_gen_syscall_nr("clone"), (unsigned long long)GEN_CLONE_NS_FLAGS);
+    fprintf(f, "%s    clone3(%d): ERRNO(ENOSYS), so libc falls back to clone\n", prefix,
+            asb_gen_syscall_nr("clone3"));
+    fprintf(f, "%s    socket(%d): any family but AF_VSOCK (%d), on the low 32 bits\n", prefix,
+            asb_gen_syscall_nr("socket"), AF_VSOCK);
+    fprintf(f, "%s    personality(%d): only", prefix, asb_gen_syscall_nr("personality"));
+    for (size_t i = 0; i < p->n_personalities; i++)
+        fprintf(f, " 0x%llx", (unsigned long long)p->personalities[i]);
+    fputc('\n', f);
+    if (p->n_ioctl_refused > 0) {
+        fprintf(f, "%s    ioctl(%d): any request but", prefix, asb_gen_syscall_nr("ioctl"));
+        for (size_t i = 0; i < p->n_ioctl_refused; i++)
+            fprintf(f, " 0x%x", p->ioctl_refused[i]);
+        fprintf(f, " (TIOCSTI, TIOCLINUX), on the low 32 bits\n");
+    }
+    if (p->n_refused == 0)
+        return;
+    fprintf(f, "%s  refused on purpose (%zu), beyond everything not allowed:\n", prefix,
+            p->n_refused);
+    if (!reasons) {
+        const char *names[GEN_MAX_SYSCALLS];
+        size_t k = 0;
+        for (size_t i = 0; i < p->n_refused && k < GEN_MAX_SYSCALLS; i++)
+            names[k++] = p->refused[i].name;
+        print_wrapped(f, prefix, names, k, NULL);
+        return;
+    }
+    for (size_t i = 0; i < p->n_refused; i++)
+        fprintf(f, "%s    %-18s %s\n", prefix, p->refused[i].name, p->refused[i].why);
+}

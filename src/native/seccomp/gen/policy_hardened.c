@@ -1,0 +1,121 @@
+/* policy_hardened.c - ASB_SECCOMP_HARDENED: Docker's allowlist minus every call untrusted,
+ * AI-written code has no business making, each refused with EPERM.
+ *
+ * Why each refusal exists is the `why` text of the table below (it is also printed by
+ * `asb-seccomp-gen --list` and copied into the generated header). The hardened sandbox already
+ * drops every capability, so many of these would fail anyway; the filter makes the refusal not
+ * depend on one more kernel permission check being right, and takes the call's code path out of
+ * the reachable attack surface altogether, which is what matters against kernel exploits.
+ * Entries that Docker's list never allowed are kept here too: the generator checks that none of
+ * them is allowed, so a later edit of the base list cannot quietly let one back in.
+ *
+ * Beyond whole calls: clone(2) with any namespace flag is refused as in docker_default (clone(2)
+ * cannot express CLONE_NEWTIME, which lives in its exit-signal byte; unshare and clone3 are
+ * refused whole); personality(2) is narrowed to the plain Linux personas; ioctl(2) refuses
+ * TIOCSTI and TIOCLINUX (see the bottom of this file).
+ */
+#include "native/seccomp/gen/policy.h"
+
+#include <linux/personality.h>
+#include <sys/ioctl.h>
+
+static const gen_refusal_t HARDENED_REFUSED[] = {
+    /* the mount table: the sandbox's root and its read-only, nosuid, noexec mounts are the
+     * filesystem boundary; these calls would rearrange, remount or escape it */
+    {"mount", "remount read-only or noexec paths writable/executable, overmount the sandbox's own "
+              "files, or expose hidden host mounts"},
+    {"umount2", "unmount a masking mount (e.g. over /proc entries) to reveal what it hides"},
+    {"pivot_root", "swap the root to escape the prepared filesystem view"},
+    {"move_mount", "new mount API: attach detached trees, same escapes as mount"},
+    {"open_tree", "new mount API: clone a mount tree, including ones hidden below masks"},
+    {"fsopen", "new mount API: create a filesystem context (a route to filesystem parsers)"},
+    {"fsconfig", "new mount API: configure a superblock (historic heap overflow CVE-2022-0185)"},
+    {"fsmount", "new mount API: turn a configured superblock into a mount"},
+    {"fspick", "new mount API: reconfigure an existing superblock, e.g. remount it writable"},
+    {"mount_setattr", "clear MOUNT_ATTR_RDONLY/NOSUID/NOEXEC on a mount tree"},
+    {"chroot", "with a second chroot and a kept directory fd, the classic chroot escape; nothing "
+               "a workload runs needs it"},
+    /* namespaces: a new user namespace hands out a full capability set over new namespaces, which
+     * is the entry point of most container-escape kernel exploits */
+    {"unshare", "create user/mount/net namespaces and gain capabilities inside them"},
+    {"setns", "join another namespace through an inherited or /proc fd"},
+    /* kernel keyring: not namespaced, shared with the host */
+    {"keyctl", "read or poison keyrings shared with the host; rich kernel attack surface"},
+    {"add_key", "store keys in keyrings the host also sees"},
+    {"request_key", "make the kernel run the host's /sbin/request-key upcall"},
+    /* programmable kernel interfaces: the richest sources of kernel exploits */
+    {"bpf", "load eBPF into the kernel (verifier bugs are a kernel code-execution primitive)"},
+    {"perf_event_open", "kernel pointer and side-channel leaks; many privilege escalations"},
+    {"userfaultfd", "pause a kernel copy_from_user mid-way: turns kernel races into reliable "
+                    "exploits"},
+    {"io_uring_setup", "io_uring runs I/O on kernel workers that seccomp never sees, and is a "
+                       "leading source of kernel exploits"},
+    {"io_uring_enter", "as io_uring_setup"},
+    {"io_uring_register", "as io_uring_setup"},
+    /* other processes: even inside one sandbox, the workload must not inspect or steer the
+     * supervisor or its siblings */
+    {"ptrace", "read and rewrite another process's memory and registers, e.g. the supervisor"},
+    {"process_vm_readv", "read another process's memory without ptrace-attaching"},
+    {"process_vm_writev", "write another process's memory without ptrace-attaching"},
+    {"pidfd_getfd", "steal an open file descriptor from another process"},
+    {"kcmp", "compare kernel objects of two processes: kernel pointer ordering leaks (KASLR)"},
+    {"process_madvise", "act on another process's memory"},
+    /* the kernel itself */
+    {"kexec_load", "replace the running kernel"},
+    {"kexec_file_load", "replace the running kernel"},
+    {"init_module", "load kernel code"},
+    {"finit_module", "load kernel code"},
+    {"delete_module", "unload kernel code, e.g. a security module"},
+    {"reboot", "reboot or halt the host, enable Ctrl-Alt-Del"},
+    {"swapon", "swap to an attacker-controlled file: read other processes' memory from it"},
+    {"swapoff", "disturb the host's memory management"},
+    {"acct", "make the kernel write process accounting to a chosen file"},
+    {"syslog", "read the kernel log: kernel addresses (KASLR bypass) and host activity"},
+    {"quotactl", "host filesystem quota control; historic kernel bugs"},
+    {"quotactl_fd", "as quotactl"},
+    {"lookup_dcookie", "kernel-internal profiling interface; resolves host paths"},
+    {"uselib", "legacy a.out library loader: old, unmaintained kernel code"},
+    {"vhangup", "hang up the terminal shared with the caller"},
+    /* clocks and names shared with the host (clocks are not namespaced for writing) */
+    {"settimeofday", "change the host's clock: breaks TLS validity checks, logs, Kerberos"},
+    {"clock_settime", "as settimeofday"},
+    {"clock_adjtime", "slew the host's clock; read-only use is not needed by a workload"},
+    {"adjtimex", "as clock_adjtime"},
+    {"sethostname", "not needed: the sandbox's name is fixed by the supervisor"},
+    {"setdomainname", "as sethostname"},
+    /* files by handle: bypass path-based checks */
+    {"open_by_handle_at", "open any inode of a filesystem by guessed handle, outside the sandbox "
+                          "root (the 'shocker' container escape)"},
+    {"name_to_handle_at", "mint file handles for open_by_handle_at; leaks inode identities"},
+    /* raw hardware and odd CPU modes */
+    {"iopl", "raw I/O port access"},
+    {"ioperm", "raw I/O port access"},
+    {"modify_ldt", "16-bit segment tricks behind several x86 kernel bugs (CVE-2015-5157, "
+                   "CVE-2017-17053)"},
+    {"fanotify_init", "filesystem-wide monitoring and permission decisions over other processes"},
+    /* memory hidden from the kernel */
+    {"memfd_secret", "memory taken out of the kernel's direct map: unmovable, unswappable, hidden "
+                     "from inspection, with a short history of mm bugs; no workload needs it"},
+};
+
+/* Plain Linux (and its 32-bit uname variant) and the query. UNAME26 is dropped: it exists for
+ * 2.6-era binaries and once leaked kernel stack bytes through uname(2) (CVE-2012-0957). */
+static const uint64_t HARDENED_PERSONALITIES[] = {PER_LINUX, PER_LINUX32, 0xffffffffu};
+
+/* TIOCSTI pushes bytes into a terminal's input queue: a sandboxed program sharing the caller's
+ * terminal types commands into the shell that started it (CVE-2016-7545, CVE-2017-5226).
+ * TIOCLINUX can do the same on a Linux console through its selection/paste subcodes. */
+static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
+
+const gen_policy_t asb_gen_policy_hardened = {
+    .name = "hardened",
+    .title = "docker_default minus namespace, mount, keyring, kernel-programming, cross-process "
+             "and host-global calls",
+    .base = &asb_gen_policy_docker_default,
+    .refused = HARDENED_REFUSED,
+    .n_refused = sizeof(HARDENED_REFUSED) / sizeof(HARDENED_REFUSED[0]),
+    .personalities = HARDENED_PERSONALITIES,
+    .n_personalities = sizeof(HARDENED_PERSONALITIES) / sizeof(HARDENED_PERSONALITIES[0]),
+    .ioctl_refused = HARDENED_IOCTL_REFUSED,
+    .n_ioctl_refused = sizeof(HARDENED_IOCTL_REFUSED) / sizeof(HARDENED_IOCTL_REFUSED[0]),
+};

@@ -1,0 +1,107 @@
+/* seccomp_install.c - load a build-time seccomp program (generated/seccomp_bpf.h).
+ *
+ * Compiled into the static supervisor, which does not link libseccomp nor src/core: the programs
+ * are plain arrays, and errors are written into the caller's asb_error_t here.
+ *
+ * Decisions:
+ *  - SECCOMP_FILTER_FLAG_TSYNC: the workload process is single-threaded when it installs its
+ *    filter, so this normally changes nothing; it makes "every thread of the workload is filtered"
+ *    hold even if a helper thread is ever added before execve, and fails loudly otherwise.
+ *  - No SECCOMP_FILTER_FLAG_SPEC_ALLOW: the kernel's default for filtered tasks keeps the
+ *    Speculative Store Bypass mitigation on, which is what untrusted code should run under.
+ *  - prctl(PR_SET_SECCOMP) only when seccomp(2) itself is ENOSYS (kernels before 3.17, or a
+ *    filter above us refusing seccomp(2) that way). prctl cannot synchronise threads; the caller
+ *    is single-threaded at this point, which is the documented contract.
+ */
+#include "native/supervisor/seccomp_install.h"
+
+#include "seccomp_bpf.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int seccomp_fail(asb_error_t *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int seccomp_fail(asb_error_t *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof(err->message), fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+const char *asb_seccomp_policy_name(asb_seccomp_policy_t policy)
+{
+    switch (policy) {
+    case ASB_SECCOMP_NONE:
+        return "none";
+    case ASB_SECCOMP_DOCKER_DEFAULT:
+        return "docker_default";
+    case ASB_SECCOMP_HARDENED:
+        return "hardened";
+    }
+    return "unknown";
+}
+
+/* The kernel copies the program, and never writes to it: dropping const here is safe. */
+static int seccomp_program(asb_seccomp_policy_t policy, struct sock_fprog *prog)
+{
+    switch (policy) {
+    case ASB_SECCOMP_DOCKER_DEFAULT:
+        prog->len = (unsigned short)asb_bpf_docker_default_len;
+        prog->filter = (struct sock_filter *)asb_bpf_docker_default;
+        return 0;
+    case ASB_SECCOMP_HARDENED:
+        prog->len = (unsigned short)asb_bpf_hardened_len;
+        prog->filter = (struct sock_filter *)asb_bpf_hardened;
+        return 0;
+    case ASB_SECCOMP_NONE:
+        break;
+    }
+    return -EINVAL;
+}
+
+int asb_seccomp_install(asb_seccomp_policy_t policy, asb_error_t *err)
+{
+    if (policy == ASB_SECCOMP_NONE)
+        return 0;
+    const char *name = asb_seccomp_policy_name(policy);
+    struct sock_fprog prog;
+    if (seccomp_program(policy, &prog) < 0)
+        return seccomp_fail(err, -EINVAL, "seccomp: unknown policy %d", (int)policy);
+#if !defined(__x86_64__)
+    /* The programs check for AUDIT_ARCH_X86_64 and kill anything else: loading one here would
+     * kill the workload on its first syscall. Refuse instead of failing that way. */
+    (void)prog;
+    return seccomp_fail(err, -ENOTSUP, "seccomp %s: the generated filters are for x86_64 only",
+                        name);
+#else
+    long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+    if (rc > 0)
+        return seccomp_fail(err, -EBUSY,
+                            "seccomp %s: thread %ld could not be synchronised to the filter", name,
+                            rc);
+    if (rc < 0 && errno == ENOSYS)
+        rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+    if (rc < 0) {
+        int e = errno;
+        if (e == EACCES)
+            return seccomp_fail(err, -EACCES,
+                                "seccomp %s: needs no_new_privs or CAP_SYS_ADMIN (%s)", name,
+                                strerror(e));
+        return seccomp_fail(err, -e, "seccomp %s: install filter (%s)", name, strerror(e));
+    }
+    return 0;
+#endif
+}
