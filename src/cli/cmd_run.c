@@ -1,9 +1,237 @@
+/* cmd_run.c - `agent-sandbox run`. */
 #include "cli/cli.h"
+#include "core/limits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: agent-sandbox run [--profile P] [--backend native|docker]\n"
+            "                         (--code STR | --file PATH | -- CMD ARGS...)\n"
+            "                         [--stdin-file F] [--interpreter PATH] [--timeout S]\n"
+            "                         [--memory MB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
+            "                         [--file-in HOST_PATH[:NAME]]... [--file-out NAME]...\n"
+            "                         [--env KEY=VALUE]... [--image NAME] [--json]\n"
+            "\n"
+            "Runs code or a command under a hardening profile (default: hardened).\n"
+            "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened.\n"
+            "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
+            "terminal, else empty.\n"
+            "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
+            "output limit, 125 when agent-sandbox itself failed or refused to run.\n");
+}
+
+typedef struct run_args {
+    asb_config_t cfg;
+    asb_file_in_t files_in[ASB_MAX_FILES_IN];
+    const char *files_out[ASB_MAX_FILES_OUT];
+    const char *env[ASB_MAX_ENV];
+    char *file_in_specs[ASB_MAX_FILES_IN];
+    unsigned char *code, *stdin_data;
+    bool json;
+} run_args_t;
+
+static const char *need(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        cli_error("%s: missing value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse(int argc, char **argv, run_args_t *a)
+{
+    asb_config_t *c = &a->cfg;
+    const char *stdin_file = NULL, *file = NULL;
+    uint64_t u;
+    double d;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+        if (strcmp(arg, "--json") == 0) {
+            a->json = true;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            cli_error("run: unexpected argument '%s' (put the command after --)", arg);
+            return -1;
+        }
+        if (!(v = need(argc, argv, &i)))
+            return -1;
+        if (strcmp(arg, "--profile") == 0) {
+            c->profile = v;
+        } else if (strcmp(arg, "--backend") == 0) {
+            c->backend = v;
+        } else if (strcmp(arg, "--code") == 0) {
+            c->code = v;
+        } else if (strcmp(arg, "--file") == 0) {
+            file = v;
+        } else if (strcmp(arg, "--stdin-file") == 0) {
+            stdin_file = v;
+        } else if (strcmp(arg, "--interpreter") == 0) {
+            c->interpreter = v;
+        } else if (strcmp(arg, "--image") == 0) {
+            c->docker_image = v;
+        } else if (strcmp(arg, "--timeout") == 0) {
+            if (cli_parse_double(arg, v, 0.001, ASB_MAX_TIMEOUT_S, &d) < 0)
+                return -1;
+            c->limits.timeout_s = d;
+        } else if (strcmp(arg, "--memory") == 0) {
+            if (cli_parse_u64(arg, v, 4, 1024 * 1024, &u) < 0)
+                return -1;
+            c->limits.memory_bytes = u * ASB_MIB;
+        } else if (strcmp(arg, "--pids") == 0) {
+            if (cli_parse_u64(arg, v, 1, 1u << 22, &u) < 0)
+                return -1;
+            c->limits.pids = u;
+        } else if (strcmp(arg, "--cpus") == 0) {
+            if (cli_parse_double(arg, v, 0.01, 1024, &d) < 0)
+                return -1;
+            c->limits.cpus = d;
+        } else if (strcmp(arg, "--output-limit") == 0) {
+            if (cli_parse_u64(arg, v, 1, 1ull << 32, &u) < 0)
+                return -1;
+            c->limits.output_bytes = u;
+        } else if (strcmp(arg, "--file-in") == 0) {
+            if (c->n_files_in >= ASB_MAX_FILES_IN) {
+                cli_error("--file-in: at most %d files", ASB_MAX_FILES_IN);
+                return -1;
+            }
+            char *spec = strdup(v);
+            if (!spec)
+                return -1;
+            a->file_in_specs[c->n_files_in] = spec;
+            /* HOST_PATH[:NAME]: the last ':' separates a name that has no '/'. */
+            char *colon = strrchr(spec, ':');
+            asb_file_in_t *f = &a->files_in[c->n_files_in++];
+            f->host_path = spec;
+            if (colon && !strchr(colon + 1, '/')) {
+                *colon = '\0';
+                f->name = colon + 1;
+            }
+        } else if (strcmp(arg, "--file-out") == 0) {
+            if (c->n_files_out >= ASB_MAX_FILES_OUT) {
+                cli_error("--file-out: at most %d files", ASB_MAX_FILES_OUT);
+                return -1;
+            }
+            a->files_out[c->n_files_out++] = v;
+        } else if (strcmp(arg, "--env") == 0) {
+            if (c->n_env >= ASB_MAX_ENV) {
+                cli_error("--env: at most %d entries", ASB_MAX_ENV);
+                return -1;
+            }
+            a->env[c->n_env++] = v;
+        } else {
+            cli_error("run: unknown option '%s' (see agent-sandbox run --help)", arg);
+            return -1;
+        }
+    }
+    if (i < argc)
+        c->argv = (const char *const *)&argv[i];
+    int modes = (c->code != NULL) + (file != NULL) + (c->argv != NULL);
+    if (modes != 1) {
+        cli_error("run: give exactly one of --code, --file or -- CMD ARGS...");
+        return -1;
+    }
+    if (file) {
+        size_t len;
+        if (cli_read_file(file, ASB_MAX_CODE_BYTES, &a->code, &len) < 0)
+            return -1;
+        c->code = (const char *)a->code;
+        c->code_len = len;
+        if (len == 0)
+            c->code = "";
+    }
+    size_t slen = 0;
+    if (stdin_file) {
+        if (cli_read_file(stdin_file, ASB_MAX_STDIN_BYTES, &a->stdin_data, &slen) < 0)
+            return -1;
+    } else if (!isatty(0)) {
+        if (cli_read_file("-", ASB_MAX_STDIN_BYTES, &a->stdin_data, &slen) < 0)
+            return -1;
+    }
+    c->stdin_data = a->stdin_data;
+    c->stdin_len = slen;
+    c->files_in = a->files_in;
+    c->files_out = a->files_out;
+    c->env = a->env;
+    return 0;
+}
+
+static void print_human(const asb_result_t *r)
+{
+    fwrite(r->out.data ? (const void *)r->out.data : "", 1, r->out.len, stdout);
+    fflush(stdout);
+    fwrite(r->err.data ? (const void *)r->err.data : "", 1, r->err.len, stderr);
+    if (r->stdout_truncated)
+        fprintf(stderr, "\n[agent-sandbox: stdout truncated at the %llu-byte cap]\n",
+                (unsigned long long)r->limits_enforced.output_bytes);
+    if (r->stderr_truncated)
+        fprintf(stderr, "\n[agent-sandbox: stderr truncated at the %llu-byte cap]\n",
+                (unsigned long long)r->limits_enforced.output_bytes);
+    for (size_t i = 0; i < r->n_files_refused; i++)
+        fprintf(stderr, "agent-sandbox: file-out %s refused: %s\n", r->files_refused[i].name,
+                r->files_refused[i].reason);
+    char status[32];
+    snprintf(status, sizeof(status), "%s", asb_status_name(r->status));
+    for (char *p = status; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 32);
+    if (r->exit_code >= 0)
+        fprintf(stderr, "[%s/%s] exit=%d %.3fs %s\n", r->backend, r->profile, r->exit_code,
+                r->duration_s, status);
+    else
+        fprintf(stderr, "[%s/%s] signal=%d %.3fs %s\n", r->backend, r->profile, r->signal,
+                r->duration_s, status);
+}
 
 int cli_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_error("run: not built yet");
-    return CLI_EXIT_INTERNAL;
+    run_args_t a;
+    memset(&a, 0, sizeof(a));
+    asb_config_init(&a.cfg);
+    int rc = parse(argc, argv, &a);
+    if (rc < 0) {
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    if (a.cfg.profile && strcmp(a.cfg.profile, "subprocess") == 0)
+        fprintf(stderr, "agent-sandbox: warning: profile subprocess runs the code ON THE HOST "
+                        "with your privileges; it is not a sandbox\n");
+    asb_result_t res;
+    asb_error_t err;
+    int r = asb_run(&a.cfg, &res, &err);
+    if (a.json) {
+        char *json = NULL;
+        if (asb_result_to_json(&res, &json, &err) == 0) {
+            puts(json);
+            free(json);
+        }
+    } else {
+        if (r == 0 || res.backend[0])
+            print_human(&res);
+    }
+    if (r < 0)
+        cli_error("%s", err.message);
+    rc = asb_result_exit_status(&res);
+    asb_result_free(&res);
+out:
+    for (size_t i = 0; i < ASB_MAX_FILES_IN; i++)
+        free(a.file_in_specs[i]);
+    free(a.code);
+    free(a.stdin_data);
+    return rc;
 }

@@ -26,8 +26,7 @@ int cli_parse_double(const char *flag, const char *s, double min, double max, do
     errno = 0;
     double v = s ? strtod(s, &end) : NAN;
     if (!s || !*s || errno || !end || *end || isnan(v) || v < min || v > max) {
-        cli_error("%s: expected a number between %g and %g, got '%s'", flag, min, max,
-                  s ? s : "");
+        cli_error("%s: expected a number between %g and %g, got '%s'", flag, min, max, s ? s : "");
         return -1;
     }
     *out = v;
@@ -62,8 +61,8 @@ int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *le
     }
     struct stat st;
     if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-        cli_error("cannot read '%s' (%s)", path, S_ISDIR(st.st_mode) ? "is a directory"
-                                                                      : strerror(errno));
+        cli_error("cannot read '%s' (%s)", path,
+                  S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
         close(fd);
         return -1;
     }

@@ -92,10 +92,9 @@ json_t *asb_limits_json(const asb_limits_t *l)
 {
     return json_pack("{s:f, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}", "timeout_s", l->timeout_s,
                      "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
-                     "cpus", l->cpus, "output_bytes", (json_int_t)l->output_bytes,
-                     "fsize_bytes", (json_int_t)l->fsize_bytes, "nofile", (json_int_t)l->nofile,
-                     "file_in_bytes", (json_int_t)l->file_in_bytes, "file_out_bytes",
-                     (json_int_t)l->file_out_bytes);
+                     "cpus", l->cpus, "output_bytes", (json_int_t)l->output_bytes, "fsize_bytes",
+                     (json_int_t)l->fsize_bytes, "nofile", (json_int_t)l->nofile, "file_in_bytes",
+                     (json_int_t)l->file_in_bytes, "file_out_bytes", (json_int_t)l->file_out_bytes);
 }
 
 static json_t *caps_hex(uint64_t v)
@@ -171,8 +170,8 @@ json_t *asb_result_json(const asb_result_t *res)
     json_object_set_new(o, "backend", json_string(res->backend));
     json_object_set_new(o, "profile", json_string(res->profile));
     json_object_set_new(o, "status", json_string(asb_status_name(res->status)));
-    json_object_set_new(o, "exit_code", res->exit_code >= 0 ? json_integer(res->exit_code)
-                                                            : json_null());
+    json_object_set_new(o, "exit_code",
+                        res->exit_code >= 0 ? json_integer(res->exit_code) : json_null());
     json_object_set_new(o, "signal", json_integer(res->signal));
     json_object_set_new(o, "duration_s", json_real(res->duration_s));
     json_object_set_new(o, "cpu_time_s", json_real(res->cpu_time_s));
@@ -180,9 +179,9 @@ json_t *asb_result_json(const asb_result_t *res)
     json_object_set_new(o, "memory_peak_bytes", json_integer((json_int_t)res->memory_peak_bytes));
     json_object_set_new(o, "timed_out", json_boolean(res->timed_out));
     json_object_set_new(o, "out_of_memory", json_boolean(res->out_of_memory));
-    json_object_set_new(o, "output_truncated",
-                        json_pack("{s:b, s:b}", "stdout", res->stdout_truncated, "stderr",
-                                  res->stderr_truncated));
+    json_object_set_new(
+        o, "output_truncated",
+        json_pack("{s:b, s:b}", "stdout", res->stdout_truncated, "stderr", res->stderr_truncated));
     json_object_set_new(o, "error", res->error ? json_string(res->error) : json_null());
     set_stream(o, "stdout", &res->out);
     set_stream(o, "stderr", &res->err);
@@ -202,8 +201,9 @@ json_t *asb_result_json(const asb_result_t *res)
                                                  "reason", res->files_refused[i].reason));
     json_object_set_new(o, "files_refused", refused);
     json_object_set_new(o, "limits",
-                        json_pack("{s:o, s:o}", "requested", asb_limits_json(&res->limits_requested),
-                                  "enforced", asb_limits_json(&res->limits_enforced)));
+                        json_pack("{s:o, s:o}", "requested",
+                                  asb_limits_json(&res->limits_requested), "enforced",
+                                  asb_limits_json(&res->limits_enforced)));
     json_object_set_new(o, "weakened", weakened_json(res->weakened));
     json_object_set_new(o, "attestation", attestation_json(&res->attestation));
     return o;

@@ -24,7 +24,7 @@
 #define ASB_BASELINE_MEMORY_BYTES (512 * ASB_MIB)
 #define ASB_BASELINE_PIDS 1024
 #define ASB_BASELINE_CPUS 0.0 /* no CPU bandwidth limit, as a default container */
-#define ASB_BASELINE_NOFILE 1048576
+#define ASB_BASELINE_NOFILE 0 /* inherited: raising the hard limit needs host privilege */
 #define ASB_BASELINE_WORKSPACE_BYTES (256 * ASB_MIB)
 #define ASB_BASELINE_TMP_BYTES (256 * ASB_MIB)
 
@@ -50,7 +50,7 @@
 #define ASB_BACKSTOP_GRACE_S 2.0
 
 /* Names and places. */
-#define ASB_OWNER_PREFIX "asb"           /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
+#define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
 #define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */
 #define ASB_SUBPROCESS_TMP_PARENT "/tmp"
 #define ASB_SANDBOX_HOSTNAME "sandbox"
@@ -65,6 +65,7 @@
 #define ASB_CGROUP_MAX_HIERARCHIES 4    /* v1: memory, pids, cpu, cpuacct (fewer when co-mounted) */
 #define ASB_CGROUP_CPU_PERIOD_US 100000 /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
 #define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
-#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go */
+#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go  \
+                                          */
 
 #endif

@@ -313,8 +313,10 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
         return asb_err(err, -EINVAL, "no config");
     const asb_profile_t *prof = asb_profile_find(cfg->profile);
     if (!prof)
-        return asb_err(err, -EINVAL, "unknown profile '%s' (expected subprocess, baseline or "
-                       "hardened)", cfg->profile);
+        return asb_err(err, -EINVAL,
+                       "unknown profile '%s' (expected subprocess, baseline or "
+                       "hardened)",
+                       cfg->profile);
     plan->profile = *prof;
     const uint32_t all_weaken = ASB_WEAKEN_NETNS | ASB_WEAKEN_SECCOMP | ASB_WEAKEN_LANDLOCK |
                                 ASB_WEAKEN_CGROUP | ASB_WEAKEN_MOUNTS;
@@ -329,8 +331,10 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     if (!prof->sandboxed) {
         if (cfg->backend && strcmp(cfg->backend, "native") != 0 &&
             strcmp(cfg->backend, "subprocess") != 0)
-            return asb_err(err, -EINVAL, "profile subprocess runs on the host; backend '%s' "
-                           "does not apply", cfg->backend);
+            return asb_err(err, -EINVAL,
+                           "profile subprocess runs on the host; backend '%s' "
+                           "does not apply",
+                           cfg->backend);
         backend = "subprocess";
     } else if (strcmp(backend, "native") != 0 && strcmp(backend, "docker") != 0) {
         return asb_err(err, -EINVAL, "unknown backend '%s' (expected native or docker)", backend);

@@ -18,9 +18,9 @@ typedef enum asb_seccomp_policy {
 } asb_seccomp_policy_t;
 
 typedef enum asb_root_policy {
-    ASB_ROOT_HOST = 0,      /* subprocess: the host's file system */
-    ASB_ROOT_OVERLAY_RW,    /* baseline: allowlisted system paths under a writable tmpfs overlay */
-    ASB_ROOT_ALLOWLIST_RO,  /* hardened: allowlisted system paths, read-only, nosuid, nodev */
+    ASB_ROOT_HOST = 0,     /* subprocess: the host's file system */
+    ASB_ROOT_OVERLAY_RW,   /* baseline: allowlisted system paths under a writable tmpfs overlay */
+    ASB_ROOT_ALLOWLIST_RO, /* hardened: allowlisted system paths, read-only, nosuid, nodev */
 } asb_root_policy_t;
 
 typedef struct asb_profile {
@@ -38,7 +38,7 @@ typedef struct asb_profile {
     asb_seccomp_policy_t seccomp;
     bool no_new_privs;
     bool landlock;
-    bool cgroup; /* memory (no swap), pids, cpu limits */
+    bool cgroup;   /* memory (no swap), pids, cpu limits */
     long uid, gid; /* inside; -1 = unchanged */
     asb_limits_t defaults;
 } asb_profile_t;

@@ -1,12 +1,611 @@
-/* native.c - the native backend, host side. (skeleton) */
+/* native.c - the native backend, host side.
+ *
+ * One run: create the cgroup, clone the supervisor into fresh namespaces (user, pid, mount, ipc,
+ * uts, net), map its ids to an unprivileged host range, move it into the cgroup, let it exec the
+ * trusted supervisor binary, verify its attestation, release the workload, collect output with
+ * caps, keep a backstop deadline, then read the verdict from the kernel's own evidence (wait
+ * status, cgroup counters) and remove everything. No step falls back to something weaker. */
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/limits.h"
+#include "core/result.h"
+#include "io/capture.h"
+#include "io/file_in.h"
+#include "io/file_out.h"
+#include "native/cgroup.h"
+#include "native/native_spec.h"
+#include "native/proto.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+typedef struct native_run {
+    const asb_plan_t *plan;
+    asb_result_t *res;
+    asb_cgroup_host_t cghost;
+    asb_cgroup_t cg;
+    bool cg_created;
+    int sup_fd, spec_fd, stdin_fd, ctl[2], out[2], err[2], sync[2];
+    int *file_fds;
+    size_t n_file_fds;
+    char **file_names;
+    pid_t pid;
+    int pidfd;
+    int ws_fd;
+    asb_capbuf_t cap_out, cap_err;
+    json_t *report;
+    char *sup_error;
+    bool attested, released, backstop_fired, sup_exited;
+    int sup_status; /* wait status of the supervisor */
+} native_run_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* The supervisor binary: ASB_SUPERVISOR, else the build tree's, else the installed one. It must be
+ * a regular file that only root (or we) can change: it becomes PID 1 of every sandbox. */
+static int open_supervisor(asb_error_t *err)
+{
+    const char *env = getenv("ASB_SUPERVISOR");
+    const char *cands[] = {env, ASB_SUPERVISOR_BUILD_PATH, ASB_SUPERVISOR_INSTALL_PATH};
+    for (size_t i = 0; i < 3; i++) {
+        if (!cands[i] || !*cands[i])
+            continue;
+        int fd = open(cands[i], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            if (i == 0)
+                return asb_err_sys(err, errno, "supervisor %s (from ASB_SUPERVISOR)", cands[i]);
+            continue;
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+            (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+            close(fd);
+            return asb_err(err, -EPERM,
+                           "supervisor %s is not a regular file owned by root and "
+                           "writable only by its owner",
+                           cands[i]);
+        }
+        return fd;
+    }
+    return asb_err(err, -ENOENT,
+                   "supervisor binary not found (looked at %s and %s; set "
+                   "ASB_SUPERVISOR)",
+                   ASB_SUPERVISOR_BUILD_PATH, ASB_SUPERVISOR_INSTALL_PATH);
+}
+
+static int memfd_with(const char *name, const void *data, size_t len, asb_error_t *err)
+{
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "memfd %s", name);
+    const unsigned char *p = data;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            return asb_err_sys(err, e, "memfd %s: write", name);
+        }
+        off += (size_t)w;
+    }
+    if (lseek(fd, 0, SEEK_SET) < 0) {
+        int e = errno;
+        close(fd);
+        return asb_err_sys(err, e, "memfd %s: seek", name);
+    }
+    return fd;
+}
+
+static int prepare_files(native_run_t *r, asb_error_t *err)
+{
+    const asb_plan_t *plan = r->plan;
+    size_t n = plan->n_files_in + (plan->code ? 1 : 0);
+    r->file_fds = calloc(n + 1, sizeof(int));
+    r->file_names = calloc(n + 1, sizeof(char *));
+    if (!r->file_fds || !r->file_names)
+        return asb_err_sys(err, ENOMEM, "files in");
+    for (size_t i = 0; i < plan->n_files_in; i++) {
+        uint64_t size;
+        int fd, rc = asb_file_in_open(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
+                                      &size, err);
+        if (rc < 0)
+            return rc;
+        r->file_fds[r->n_file_fds] = fd;
+        r->file_names[r->n_file_fds++] = plan->files_in[i].name;
+    }
+    if (plan->code) {
+        int fd = memfd_with("code", plan->code, plan->code_len, err);
+        if (fd < 0)
+            return fd;
+        r->file_fds[r->n_file_fds] = fd;
+        r->file_names[r->n_file_fds++] = ASB_CODE_FILE;
+    }
+    return 0;
+}
+
+static int write_id_map(pid_t pid, const char *file, asb_error_t *err)
+{
+    char path[64], map[64];
+    snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+    int len = snprintf(map, sizeof(map), "0 %u %u\n", ASB_USERNS_HOST_BASE, ASB_USERNS_RANGE);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "open %s", path);
+    ssize_t w = write(fd, map, (size_t)len);
+    int e = errno;
+    close(fd);
+    if (w != len)
+        return asb_err_sys(err, w < 0 ? e : EIO, "write %s", path);
+    return 0;
+}
+
+/* The child between clone and exec: only async-signal-safe calls (the caller may be threaded). */
+__attribute__((noreturn)) static void child_exec(native_run_t *r)
+{
+    char b;
+    close(r->sync[1]);
+    while (read(r->sync[0], &b, 1) < 0 && errno == EINTR)
+        ;
+    /* Become the mapped root of the new user namespace (host uid ASB_USERNS_HOST_BASE): until
+     * now we still carried the host's uid 0, which is unmapped inside, and exec would drop our
+     * namespace capabilities. Raw syscalls: glibc's wrappers would try to sync other threads. */
+    if (syscall(SYS_setresgid, 0, 0, 0) < 0 || syscall(SYS_setresuid, 0, 0, 0) < 0)
+        _exit(125);
+    int n = (int)r->n_file_fds;
+    int src[6 + ASB_MAX_FILES_IN + 1];
+    src[0] = r->stdin_fd, src[1] = r->out[1], src[2] = r->err[1], src[3] = r->ctl[1];
+    src[4] = r->spec_fd;
+    for (int i = 0; i < n; i++)
+        src[5 + i] = r->file_fds[i];
+    src[5 + n] = r->sup_fd;
+    int total = 6 + n, high = total + 8, tmp[6 + ASB_MAX_FILES_IN + 1];
+    for (int i = 0; i < total; i++)
+        if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, high)) < 0)
+            _exit(125);
+    for (int i = 0; i < total - 1; i++)
+        if (dup2(tmp[i], i) < 0)
+            _exit(125);
+    if (dup3(tmp[total - 1], total - 1, O_CLOEXEC) < 0)
+        _exit(125);
+    syscall(SYS_close_range, total, ~0U, 0);
+    char *const argv[] = {"asb-supervisor", NULL};
+    char *const envp[] = {NULL};
+    syscall(SYS_execveat, total - 1, "", argv, envp, AT_EMPTY_PATH);
+    _exit(125);
+}
+
+static int spawn(native_run_t *r, asb_error_t *err)
+{
+    const asb_profile_t *p = &r->plan->profile;
+    uint64_t flags =
+        CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD;
+    if (p->ns_net)
+        flags |= CLONE_NEWNET;
+    int cgfd = r->cg_created ? asb_cgroup_dirfd_v2(&r->cg) : -1;
+    if (cgfd >= 0)
+        flags |= CLONE_INTO_CGROUP;
+    struct clone_args ca;
+    memset(&ca, 0, sizeof(ca));
+    ca.flags = flags;
+    ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
+    ca.exit_signal = SIGCHLD;
+    ca.cgroup = cgfd >= 0 ? (uint64_t)cgfd : 0;
+    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+    if (pid < 0)
+        return asb_err_sys(err, errno, "clone3 into new namespaces");
+    if (pid == 0)
+        child_exec(r);
+    r->pid = (pid_t)pid;
+    close_fd(&r->sync[0]);
+    close_fd(&r->ctl[1]);
+    close_fd(&r->out[1]);
+    close_fd(&r->err[1]);
+    int rc;
+    if ((rc = write_id_map(r->pid, "uid_map", err)) < 0 ||
+        (rc = write_id_map(r->pid, "gid_map", err)) < 0)
+        return rc;
+    if (r->cg_created && cgfd < 0 && (rc = asb_cgroup_attach(&r->cg, r->pid, err)) < 0)
+        return rc;
+    if (write(r->sync[1], "x", 1) != 1)
+        return asb_err_sys(err, errno, "release supervisor");
+    close_fd(&r->sync[1]);
+    return 0;
+}
+
+static void send_packet(int ctl, const char *type)
+{
+    char buf[64];
+    int n = snprintf(buf, sizeof(buf), "{\"type\":\"%s\"}", type);
+    while (send(ctl, buf, (size_t)n, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ;
+}
+
+static void handle_message(native_run_t *r, json_t *m, int fd)
+{
+    const char *type = json_string_value(json_object_get(m, "type"));
+    const char *nonce = json_string_value(json_object_get(m, "nonce"));
+    if (!type || !nonce || strcmp(nonce, r->plan->nonce) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return; /* not tagged with this run's nonce: not ours, ignored */
+    }
+    if (strcmp(type, "workspace") == 0 && fd >= 0 && r->ws_fd < 0) {
+        r->ws_fd = fd;
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (strcmp(type, "attest") == 0 && !r->attested) {
+        r->attested = true;
+        if (asb_native_verify_attestation(r->plan, m, &r->res->attestation)) {
+            send_packet(r->ctl[0], "go");
+            r->released = true;
+        } else {
+            send_packet(r->ctl[0], "abort");
+        }
+    } else if (strcmp(type, "exit") == 0 && !r->report) {
+        r->report = json_incref(m);
+    } else if (strcmp(type, "error") == 0 && !r->sup_error) {
+        const char *msg = json_string_value(json_object_get(m, "message"));
+        r->sup_error = strdup(msg ? msg : "supervisor failed");
+    }
+}
+
+static void drain_output(native_run_t *r, int timeout_ms)
+{
+    double end = now_s() + timeout_ms / 1000.0;
+    while (r->out[0] >= 0 || r->err[0] >= 0) {
+        struct pollfd p[2] = {{.fd = r->out[0], .events = POLLIN},
+                              {.fd = r->err[0], .events = POLLIN}};
+        int left = (int)((end - now_s()) * 1000);
+        if (left <= 0 || poll(p, 2, left) <= 0)
+            break;
+        for (int i = 0; i < 2; i++) {
+            int *fd = i ? &r->err[0] : &r->out[0];
+            if (*fd >= 0 && p[i].revents &&
+                asb_capture_drain(*fd, i ? &r->cap_err : &r->cap_out, NULL) != 0)
+                close_fd(fd);
+        }
+    }
+}
+
+static void backstop(native_run_t *r, int sig)
+{
+    if (r->cg_created)
+        asb_cgroup_kill(&r->cg, sig, NULL);
+    syscall(SYS_pidfd_send_signal, r->pidfd, sig, NULL, 0);
+}
+
+/* Wait for the supervisor, relaying output and messages; keep our own deadline. */
+static void event_loop(native_run_t *r)
+{
+    double setup_deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
+    double run_deadline = 0, kill_at = 0;
+    while (!r->sup_exited) {
+        struct pollfd p[4] = {{.fd = r->ctl[0], .events = POLLIN},
+                              {.fd = r->out[0], .events = POLLIN},
+                              {.fd = r->err[0], .events = POLLIN},
+                              {.fd = r->pidfd, .events = POLLIN}};
+        double t = now_s();
+        if (r->released && run_deadline == 0)
+            run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S;
+        double deadline = kill_at ? kill_at : (r->released ? run_deadline : setup_deadline);
+        if (t >= deadline) {
+            if (!kill_at) {
+                /* The supervisor should have ended the run by now: TERM the whole cgroup,
+                 * KILL after the grace period. */
+                r->backstop_fired = true;
+                backstop(r, SIGTERM);
+                kill_at = t + ASB_BACKSTOP_GRACE_S;
+            } else {
+                backstop(r, SIGKILL);
+                kill_at = t + 3600;
+            }
+            continue;
+        }
+        int rc = poll(p, 4, (int)((deadline - t) * 1000) + 1);
+        if (rc < 0 && errno != EINTR)
+            break;
+        if (rc <= 0)
+            continue;
+        if (p[0].revents & POLLIN) {
+            int fd;
+            json_t *m = asb_native_recv(r->ctl[0], &fd);
+            if (m) {
+                handle_message(r, m, fd);
+                json_decref(m);
+            } else if (p[0].revents & (POLLHUP | POLLERR)) {
+                p[0].fd = -1;
+            }
+        } else if (p[0].revents & (POLLHUP | POLLERR)) {
+            close_fd(&r->ctl[0]);
+        }
+        for (int i = 1; i <= 2; i++) {
+            int *fd = i == 2 ? &r->err[0] : &r->out[0];
+            if (*fd >= 0 && p[i].revents &&
+                asb_capture_drain(*fd, i == 2 ? &r->cap_err : &r->cap_out, NULL) != 0)
+                close_fd(fd);
+        }
+        if (p[3].revents & POLLIN) {
+            siginfo_t si;
+            memset(&si, 0, sizeof(si));
+            if (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED) == 0) {
+                r->sup_exited = true;
+                r->sup_status =
+                    si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : (si.si_status & 0x7f);
+            }
+        }
+    }
+    /* Late messages (the exit report) and the last output. */
+    if (r->ctl[0] >= 0) {
+        for (;;) {
+            int fd;
+            json_t *m = asb_native_recv(r->ctl[0], &fd);
+            if (!m)
+                break;
+            handle_message(r, m, fd);
+            json_decref(m);
+        }
+    }
+    drain_output(r, 2000);
+}
+
+static void read_files_out(native_run_t *r)
+{
+    const asb_plan_t *plan = r->plan;
+    for (size_t i = 0; i < plan->n_files_out; i++) {
+        const char *name = plan->files_out[i];
+        if (r->ws_fd < 0) {
+            asb_result_add_refused(r->res, name, "workspace unavailable");
+            continue;
+        }
+        unsigned char *data = NULL;
+        size_t len = 0;
+        char why[256];
+        int rc = asb_file_out_read(r->ws_fd, name, plan->limits.file_out_bytes, &data, &len, why,
+                                   sizeof(why));
+        if (rc == 0)
+            asb_result_add_file(r->res, name, data, len);
+        else
+            asb_result_add_refused(r->res, name, rc > 0 ? why : "internal error reading file");
+    }
+}
+
+static int report_int(json_t *rep, const char *key)
+{
+    return (int)json_integer_value(json_object_get(rep, key));
+}
+
+/* Status, first match wins: timeout, output_limit, oom_killed, killed, completed. Completed
+ * needs a valid attestation and an exit report that agrees with the wait status we saw. */
+static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
+{
+    asb_result_t *res = r->res;
+    json_t *rep = r->report;
+    res->out_of_memory = cgs->oom_kills > 0;
+    res->memory_peak_bytes = cgs->memory_peak_bytes;
+    res->cpu_time_s = (double)cgs->cpu_usage_ns / 1e9;
+    if (rep) {
+        res->exit_code = report_int(rep, "exit_code");
+        res->signal = report_int(rep, "signal");
+        res->max_rss_kb = report_int(rep, "max_rss_kb");
+        if (!r->cg_created)
+            res->cpu_time_s = json_number_value(json_object_get(rep, "cpu_time_s"));
+    }
+    bool rep_timeout = rep && json_is_true(json_object_get(rep, "timed_out"));
+    bool rep_output = rep && json_is_true(json_object_get(rep, "output_limit"));
+    res->stdout_truncated =
+        r->cap_out.truncated || (rep && json_is_true(json_object_get(rep, "stdout_truncated")));
+    res->stderr_truncated =
+        r->cap_err.truncated || (rep && json_is_true(json_object_get(rep, "stderr_truncated")));
+    const char *exec_error = rep ? json_string_value(json_object_get(rep, "exec_error")) : NULL;
+
+    if (r->sup_error) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, r->sup_error);
+        return;
+    }
+    if (!r->released) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        if (r->res->attestation.present && !r->res->attestation.valid) {
+            char msg[1200];
+            snprintf(msg, sizeof(msg), "attestation refused: %s",
+                     r->res->attestation.mismatch ? r->res->attestation.mismatch : "mismatch");
+            asb_result_set_error(res, msg);
+        } else {
+            asb_result_set_error(res, r->backstop_fired ? "sandbox setup timed out"
+                                                        : "no attestation from the supervisor");
+        }
+        return;
+    }
+    if (rep_timeout || r->backstop_fired) {
+        res->status = ASB_STATUS_TIMEOUT;
+        res->timed_out = true;
+        return;
+    }
+    if (rep_output || res->stdout_truncated || res->stderr_truncated) {
+        res->status = ASB_STATUS_OUTPUT_LIMIT;
+        return;
+    }
+    bool sup_signaled = !WIFEXITED(r->sup_status);
+    if (res->out_of_memory && (!rep || res->signal != 0 || sup_signaled)) {
+        res->status = ASB_STATUS_OOM_KILLED;
+        return;
+    }
+    if (rep && res->signal != 0) {
+        res->status = ASB_STATUS_KILLED;
+        return;
+    }
+    if (!rep || sup_signaled) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, sup_signaled ? "supervisor was killed" : "no exit report");
+        return;
+    }
+    if (exec_error && *exec_error) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, exec_error);
+        return;
+    }
+    int mirror = WEXITSTATUS(r->sup_status);
+    if (res->exit_code < 0 || mirror != res->exit_code) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "exit report disagrees with the supervisor's exit status");
+        return;
+    }
+    res->status = ASB_STATUS_COMPLETED;
+}
+
+static void run_cleanup(native_run_t *r)
+{
+    if (r->pid > 0 && !r->sup_exited) {
+        syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
+        siginfo_t si;
+        while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+            ;
+        r->sup_exited = true;
+    }
+    if (r->cg_created) {
+        asb_error_t e;
+        asb_cgroup_destroy(&r->cg, &e);
+        r->cg_created = false;
+    }
+    int *fds[] = {&r->sup_fd,  &r->spec_fd, &r->stdin_fd, &r->ctl[0], &r->ctl[1],
+                  &r->out[0],  &r->out[1],  &r->err[0],   &r->err[1], &r->sync[0],
+                  &r->sync[1], &r->pidfd,   &r->ws_fd};
+    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        close_fd(fds[i]);
+    for (size_t i = 0; i < r->n_file_fds; i++)
+        close(r->file_fds[i]);
+    free(r->file_fds);
+    free(r->file_names);
+    json_decref(r->report);
+    free(r->sup_error);
+    asb_capbuf_free(&r->cap_out);
+    asb_capbuf_free(&r->cap_err);
+}
 
 int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
 {
-    (void)plan;
-    (void)res;
-    return asb_err(err, -ENOSYS, "native backend is not built yet");
+    double t0 = now_s();
+    native_run_t r;
+    memset(&r, 0, sizeof(r));
+    r.plan = plan;
+    r.res = res;
+    r.sup_fd = r.spec_fd = r.stdin_fd = r.pidfd = r.ws_fd = -1;
+    r.ctl[0] = r.ctl[1] = r.out[0] = r.out[1] = r.err[0] = r.err[1] = -1;
+    r.sync[0] = r.sync[1] = -1;
+    asb_capbuf_init(&r.cap_out, plan->limits.output_bytes);
+    asb_capbuf_init(&r.cap_err, plan->limits.output_bytes);
+    const asb_profile_t *p = &plan->profile;
+    int rc = 0;
+
+    if (p->landlock) {
+        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1 /* VERSION */);
+        if (abi < 1) {
+            rc = asb_err(err, -ENOSYS,
+                         "landlock is required by profile %s but this kernel "
+                         "offers none (%s)",
+                         p->name, strerror(errno));
+            goto out;
+        }
+    }
+    if (p->cgroup) {
+        asb_cgroup_limits_t lim = {.memory_bytes = plan->limits.memory_bytes,
+                                   .pids = plan->limits.pids,
+                                   .cpus = plan->limits.cpus};
+        if ((rc = asb_cgroup_detect(&r.cghost, err)) < 0) {
+            asb_err_wrap(err, "cgroup limits are required by profile %s", p->name);
+            goto out;
+        }
+        char *report = NULL;
+        asb_error_t reap_err;
+        asb_cgroup_reap_stale(&r.cghost, &report, &reap_err); /* best effort; never blocks a run */
+        free(report);
+        if ((rc = asb_cgroup_create(&r.cg, &r.cghost, plan->run_id, &lim, err)) < 0)
+            goto out;
+        r.cg_created = true;
+    }
+    if ((r.sup_fd = open_supervisor(err)) < 0) {
+        rc = r.sup_fd;
+        goto out;
+    }
+    if ((rc = prepare_files(&r, err)) < 0)
+        goto out;
+    json_t *spec = asb_native_spec(plan, (const char *const *)r.file_names, r.n_file_fds);
+    char *spec_s = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
+    json_decref(spec);
+    if (!spec_s) {
+        rc = asb_err_sys(err, ENOMEM, "run spec");
+        goto out;
+    }
+    r.spec_fd = memfd_with("spec", spec_s, strlen(spec_s), err);
+    free(spec_s);
+    if (r.spec_fd < 0 ||
+        (r.stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0) {
+        rc = err->code;
+        goto out;
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r.ctl) < 0 ||
+        pipe2(r.out, O_CLOEXEC) < 0 || pipe2(r.err, O_CLOEXEC) < 0 ||
+        pipe2(r.sync, O_CLOEXEC) < 0) {
+        rc = asb_err_sys(err, errno, "channels");
+        goto out;
+    }
+    fcntl(r.out[0], F_SETFL, O_NONBLOCK);
+    fcntl(r.err[0], F_SETFL, O_NONBLOCK);
+    if ((rc = spawn(&r, err)) < 0)
+        goto out;
+    event_loop(&r);
+
+    asb_cgroup_stats_t cgs;
+    memset(&cgs, 0, sizeof(cgs));
+    if (r.cg_created && asb_cgroup_read_stats(&r.cg, &cgs, err) < 0) {
+        rc = asb_err_wrap(err, "reading the run's cgroup");
+        goto out;
+    }
+    asb_capbuf_take(&r.cap_out, &res->out);
+    asb_capbuf_take(&r.cap_err, &res->err);
+    decide(&r, &cgs);
+    if (res->status == ASB_STATUS_SANDBOX_ERROR && res->error)
+        rc = asb_err(err, -EIO, "%s", res->error);
+    else
+        read_files_out(&r);
+out:
+    run_cleanup(&r);
+    res->duration_s = now_s() - t0;
+    return rc;
 }

@@ -1,12 +1,325 @@
-/* subprocess.c - the unsafe baseline backend. (skeleton) */
+/* subprocess.c - the UNSAFE baseline backend, on purpose.
+ *
+ * A host process in a fresh private temp dir, with the fixed minimal environment, its own session
+ * and process group, a wall clock and output caps. Nothing else: it exists so every other profile
+ * can be measured against "no sandbox at all". The code runs on the host with the caller's
+ * privileges; a process that leaves the process group (setsid + double fork) survives the run. */
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/limits.h"
+#include "core/owner.h"
+#include "core/result.h"
+#include "io/capture.h"
+#include "io/file_in.h"
+#include "io/file_out.h"
+#include "io/rmtree.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int copy_in(int dirfd, const char *name, int src, uint64_t max, asb_error_t *err)
+{
+    int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0)
+        return asb_err_sys(err, errno, "file-in %s", name);
+    int rc = asb_copy_fd(src, out, max, err);
+    close(out);
+    return rc;
+}
+
+static int write_code(int dirfd, const asb_plan_t *plan, asb_error_t *err)
+{
+    int fd =
+        openat(dirfd, ASB_CODE_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "write code");
+    size_t off = 0;
+    while (off < plan->code_len) {
+        ssize_t w = write(fd, plan->code + off, plan->code_len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            return asb_err_sys(err, e, "write code");
+        }
+        off += (size_t)w;
+    }
+    close(fd);
+    return 0;
+}
+
+/* Candidate paths for argv[0], resolved in the parent (the child only calls execve). */
+static char **exec_candidates(const asb_plan_t *plan)
+{
+    const char *name = plan->argv[0];
+    char **c = calloc(64, sizeof(char *));
+    if (!c)
+        return NULL;
+    if (strchr(name, '/')) {
+        c[0] = strdup(name);
+        return c;
+    }
+    const char *path = ASB_DEFAULT_PATH;
+    for (size_t i = 0; plan->env[i]; i++)
+        if (strncmp(plan->env[i], "PATH=", 5) == 0)
+            path = plan->env[i] + 5;
+    size_t n = 0;
+    for (const char *p = path; *p && n < 63;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len) {
+            size_t sz = len + strlen(name) + 2;
+            if ((c[n] = malloc(sz)))
+                snprintf(c[n++], sz, "%.*s/%s", (int)len, p, name);
+        }
+        p += len;
+        if (*p == ':')
+            p++;
+    }
+    return c;
+}
 
 int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
 {
-    (void)plan;
-    (void)res;
-    return asb_err(err, -ENOSYS, "subprocess backend is not built yet");
+    double t0 = now_s();
+    int rc = 0, dirfd = -1, stdin_fd = -1, pidfd = -1;
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
+    char dir[4096] = "", tag[96], home[4200];
+    char **cands = NULL, **envp = NULL;
+    pid_t pid = -1;
+    asb_capbuf_t cout, cerr;
+    asb_capbuf_init(&cout, plan->limits.output_bytes);
+    asb_capbuf_init(&cerr, plan->limits.output_bytes);
+
+    if (asb_owner_tag(tag, sizeof(tag) - 1) < 0) {
+        rc = asb_err(err, -ENAMETOOLONG, "owner tag");
+        goto out;
+    }
+    strcat(tag, "-");
+    if ((rc = asb_mkdtemp_owned(ASB_SUBPROCESS_TMP_PARENT, tag, dir, sizeof(dir), &dirfd, err)) < 0)
+        goto out;
+    for (size_t i = 0; i < plan->n_files_in; i++) {
+        int fd;
+        uint64_t size;
+        if ((rc = asb_file_in_open(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
+                                   &size, err)) < 0)
+            goto out;
+        rc = copy_in(dirfd, plan->files_in[i].name, fd, plan->limits.file_in_bytes, err);
+        close(fd);
+        if (rc < 0)
+            goto out;
+    }
+    if (plan->code && (rc = write_code(dirfd, plan, err)) < 0)
+        goto out;
+    if ((stdin_fd = memfd_create("stdin", MFD_CLOEXEC)) < 0) {
+        rc = asb_err_sys(err, errno, "stdin");
+        goto out;
+    }
+    for (size_t off = 0; off < plan->stdin_len;) {
+        ssize_t w = write(stdin_fd, plan->stdin_data + off, plan->stdin_len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            rc = asb_err_sys(err, errno, "stdin");
+            goto out;
+        }
+        off += (size_t)w;
+    }
+    lseek(stdin_fd, 0, SEEK_SET);
+    envp = calloc(plan->n_env + 2, sizeof(char *));
+    cands = exec_candidates(plan);
+    if (!envp || !cands) {
+        rc = asb_err_sys(err, ENOMEM, "exec");
+        goto out;
+    }
+    size_t ne = 0;
+    bool have_home = false;
+    for (size_t i = 0; plan->env[i]; i++) {
+        have_home |= strncmp(plan->env[i], "HOME=", 5) == 0;
+        envp[ne++] = plan->env[i];
+    }
+    snprintf(home, sizeof(home), "HOME=%s", dir);
+    if (!have_home)
+        envp[ne++] = home;
+    if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(execp, O_CLOEXEC) < 0) {
+        rc = asb_err_sys(err, errno, "pipes");
+        goto out;
+    }
+    pid = fork();
+    if (pid < 0) {
+        rc = asb_err_sys(err, errno, "fork");
+        goto out;
+    }
+    if (pid == 0) {
+        /* Child: async-signal-safe calls only until execve. */
+        setsid();
+        if (dup2(stdin_fd, 0) < 0 || dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0 ||
+            fchdir(dirfd) < 0)
+            _exit(125);
+        int e = dup3(execp[1], 3, O_CLOEXEC);
+        if (e < 0)
+            _exit(125);
+        syscall(SYS_close_range, 4, ~0U, 0);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = SIG_DFL;
+        for (int s = 1; s < 32; s++)
+            sigaction(s, &sa, NULL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        int last = ENOENT;
+        for (size_t i = 0; cands[i]; i++) {
+            execve(cands[i], plan->argv, envp);
+            if (errno != ENOENT && errno != ENOTDIR)
+                last = errno;
+        }
+        ssize_t w = write(3, &last, sizeof(last));
+        (void)w;
+        _exit(127);
+    }
+    close(outp[1]), close(errp[1]), close(execp[1]);
+    outp[1] = errp[1] = execp[1] = -1;
+    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    fcntl(outp[0], F_SETFL, O_NONBLOCK);
+    fcntl(errp[0], F_SETFL, O_NONBLOCK);
+
+    double deadline = now_s() + plan->limits.timeout_s;
+    bool exited = false, timed_out = false, output_limit = false;
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof(ru));
+    while (!exited || outp[0] >= 0 || errp[0] >= 0) {
+        struct pollfd p[3] = {{.fd = outp[0], .events = POLLIN},
+                              {.fd = errp[0], .events = POLLIN},
+                              {.fd = exited ? -1 : pidfd, .events = POLLIN}};
+        double t = now_s();
+        if (!exited && t >= deadline && !timed_out) {
+            timed_out = true;
+            kill(-pid, SIGKILL);
+        }
+        /* After exit, wait a little for the pipes (a daemonised child may hold them open). */
+        double wait_until = exited ? t + 0.2 : deadline;
+        int ms = wait_until > t ? (int)((wait_until - t) * 1000) + 1 : 0;
+        int r = poll(p, 3, timed_out && !exited ? 100 : ms);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r == 0 && exited)
+            break;
+        for (int i = 0; i < 2; i++) {
+            int *fd = i ? &errp[0] : &outp[0];
+            asb_capbuf_t *b = i ? &cerr : &cout;
+            if (*fd >= 0 && p[i].revents) {
+                if (asb_capture_drain(*fd, b, NULL) != 0) {
+                    close(*fd);
+                    *fd = -1;
+                }
+                if (b->truncated && !output_limit) {
+                    output_limit = true;
+                    kill(-pid, SIGKILL);
+                }
+            }
+        }
+        if (!exited && (p[2].revents || pidfd < 0)) {
+            pid_t w = wait4(pid, &status, pidfd < 0 ? 0 : WNOHANG, &ru);
+            if (w == pid) {
+                exited = true;
+                kill(-pid, SIGKILL); /* the rest of its process group */
+            }
+        }
+    }
+    if (!exited) {
+        kill(-pid, SIGKILL);
+        while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+            ;
+    }
+    int exec_errno = 0;
+    bool exec_failed = read(execp[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
+
+    asb_capbuf_take(&cout, &res->out);
+    asb_capbuf_take(&cerr, &res->err);
+    res->stdout_truncated = cout.truncated;
+    res->stderr_truncated = cerr.truncated;
+    res->cpu_time_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    res->max_rss_kb = ru.ru_maxrss;
+    if (WIFEXITED(status))
+        res->exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        res->signal = WTERMSIG(status);
+    if (timed_out) {
+        res->status = ASB_STATUS_TIMEOUT;
+        res->timed_out = true;
+    } else if (output_limit) {
+        res->status = ASB_STATUS_OUTPUT_LIMIT;
+    } else if (exec_failed) {
+        char msg[600];
+        snprintf(msg, sizeof(msg), "exec %s: %s", plan->argv[0], strerror(exec_errno));
+        rc = asb_err(err, -exec_errno, "%s", msg);
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, msg);
+    } else if (res->signal) {
+        res->status = ASB_STATUS_KILLED;
+    } else {
+        res->status = ASB_STATUS_COMPLETED;
+    }
+    for (size_t i = 0; i < plan->n_files_out; i++) {
+        unsigned char *data = NULL;
+        size_t len = 0;
+        char why[256];
+        int fr = asb_file_out_read(dirfd, plan->files_out[i], plan->limits.file_out_bytes, &data,
+                                   &len, why, sizeof(why));
+        if (fr == 0)
+            asb_result_add_file(res, plan->files_out[i], data, len);
+        else
+            asb_result_add_refused(res, plan->files_out[i], fr > 0 ? why : "internal error");
+    }
+out:
+    if (pidfd >= 0)
+        close(pidfd);
+    int fds[] = {stdin_fd, outp[0], outp[1], errp[0], errp[1], execp[0], execp[1]};
+    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (cands) {
+        for (size_t i = 0; cands[i]; i++)
+            free(cands[i]);
+        free(cands);
+    }
+    free(envp);
+    asb_capbuf_free(&cout);
+    asb_capbuf_free(&cerr);
+    if (dirfd >= 0)
+        close(dirfd);
+    if (dir[0]) {
+        const char *slash = strrchr(dir, '/');
+        int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        asb_error_t e;
+        if (parent >= 0 && slash && asb_rmtree_at(parent, slash + 1, &e) < 0 && rc == 0)
+            rc = asb_err(err, e.code, "remove temp dir %s: %s", dir, e.message);
+        if (parent >= 0)
+            close(parent);
+    }
+    res->duration_s = now_s() - t0;
+    return rc;
 }

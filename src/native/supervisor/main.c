@@ -1,5 +1,365 @@
-/* asb-supervisor: the trusted PID 1 inside a native sandbox. (skeleton) */
+/* asb-supervisor: the trusted PID 1 inside a native sandbox.
+ *
+ * The host execs this binary (an fd it opened, so the path is never resolved inside) as the first
+ * process of the new namespaces. It builds the root, forks the workload, forwards the workload's
+ * attestation to the host, and only on the host's "go" lets the workload exec. Then it relays
+ * stdout/stderr with exact caps, enforces the deadline, reaps every process and reports how the
+ * workload ended. When it exits the pid namespace dies with it: no orphan survives the run. */
+#include "core/error.h"
+#include "native/proto.h"
+#include "native/supervisor/sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <jansson.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct stream {
+    int fd;        /* read end from the workload, -1 when closed */
+    int out;       /* where it goes on the host side (1 or 2) */
+    uint64_t sent; /* bytes forwarded */
+    bool truncated;
+} stream_t;
+
+typedef struct run_state {
+    const sup_spec_t *spec;
+    pid_t workload;
+    int workload_status;
+    bool workload_done;
+    bool timed_out, output_limit, killed_all, host_abort;
+    char exec_error[600];
+} run_state_t;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void kill_all(run_state_t *st)
+{
+    /* From PID 1 of the namespace, -1 means every other process in it. */
+    kill(-1, SIGKILL);
+    st->killed_all = true;
+}
+
+static void write_all(int fd, const unsigned char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return; /* host gone: the run ends anyway */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Forward what is readable now; exactly `cap` bytes reach the host, never more. */
+static void pump(stream_t *s, run_state_t *st, bool until_eof)
+{
+    unsigned char buf[65536];
+    for (;;) {
+        ssize_t n = read(s->fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN && !until_eof)
+            return;
+        if (n < 0 && errno == EAGAIN) {
+            struct pollfd p = {.fd = s->fd, .events = POLLIN};
+            if (poll(&p, 1, 1000) <= 0) /* writers are dead; never wait forever */
+                goto closed;
+            continue;
+        }
+        if (n <= 0)
+            goto closed;
+        uint64_t cap = st->spec->output_bytes;
+        uint64_t room = s->sent < cap ? cap - s->sent : 0;
+        size_t fwd = (uint64_t)n < room ? (size_t)n : (size_t)room;
+        if (fwd)
+            write_all(s->out, buf, fwd);
+        s->sent += fwd;
+        if ((size_t)n > fwd && !s->truncated) {
+            s->truncated = true;
+            if (!st->output_limit) {
+                st->output_limit = true;
+                kill_all(st);
+            }
+        }
+    }
+closed:
+    close(s->fd);
+    s->fd = -1;
+}
+
+static void reap(run_state_t *st)
+{
+    for (;;) {
+        int status;
+        pid_t p = waitpid(-1, &status, WNOHANG);
+        if (p <= 0)
+            return;
+        if (p == st->workload) {
+            st->workload_status = status;
+            st->workload_done = true;
+        }
+    }
+}
+
+/* Read the attestation (up to its NUL terminator) or a setup error from the workload. */
+static int read_attestation(int fd, char *buf, size_t size, int timeout_ms)
+{
+    size_t len = 0;
+    uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+    while (len < size - 1) {
+        uint64_t t = now_ms();
+        if (t >= deadline)
+            return -ETIMEDOUT;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, (int)(deadline - t));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -ETIMEDOUT;
+        ssize_t n = read(fd, buf + len, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (buf[len] == '\0')
+            return (int)len;
+        len++;
+    }
+    buf[len] = '\0';
+    return -EPROTO;
+}
+
+static void send_exit(int ctl, run_state_t *st, stream_t *out, stream_t *err)
+{
+    struct rusage ru;
+    memset(&ru, 0, sizeof(ru));
+    getrusage(RUSAGE_CHILDREN, &ru);
+    int code = -1, sig = 0;
+    if (st->workload_done) {
+        if (WIFEXITED(st->workload_status))
+            code = WEXITSTATUS(st->workload_status);
+        else if (WIFSIGNALED(st->workload_status))
+            sig = WTERMSIG(st->workload_status);
+    }
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    json_t *o =
+        json_pack("{s:i, s:i, s:b, s:b, s:b, s:I, s:I, s:b, s:b, s:f, s:I, s:s}", "exit_code", code,
+                  "signal", sig, "workload_done", st->workload_done, "timed_out", st->timed_out,
+                  "output_limit", st->output_limit, "stdout_bytes", (json_int_t)out->sent,
+                  "stderr_bytes", (json_int_t)err->sent, "stdout_truncated", out->truncated,
+                  "stderr_truncated", err->truncated, "cpu_time_s", cpu, "max_rss_kb",
+                  (json_int_t)ru.ru_maxrss, "exec_error", st->exec_error);
+    sup_send_json(ctl, st->spec->nonce, "exit", o);
+}
+
+static int exit_code_for(const run_state_t *st)
+{
+    if (!st->workload_done)
+        return 125;
+    if (WIFEXITED(st->workload_status))
+        return WEXITSTATUS(st->workload_status);
+    if (WIFSIGNALED(st->workload_status))
+        return 128 + WTERMSIG(st->workload_status);
+    return 125;
+}
+
+static int fatal(const sup_spec_t *spec, const char *msg)
+{
+    sup_send_error(ASB_FD_CONTROL, spec ? spec->nonce : "", msg);
+    return 125;
+}
+
 int main(void)
 {
-    return 125;
+    asb_error_t err = {0};
+    sup_spec_t spec;
+    const int ctl = ASB_FD_CONTROL;
+    /* Not dumpable: nothing in the sandbox may ptrace us or open our /proc entries (exe, mem,
+     * fd), even as root of the namespace. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+    if (sup_spec_read(ASB_FD_SPEC, &spec, &err) < 0)
+        return fatal(NULL, err.message);
+    close(ASB_FD_SPEC);
+    /* The host moved us into the run's cgroup before releasing us; rooting a cgroup namespace
+     * here shows the workload "/" and none of the host's cgroup paths. */
+    if (unshare(CLONE_NEWCGROUP) < 0) {
+        asb_err_sys(&err, errno, "unshare cgroup namespace");
+        return fatal(&spec, err.message);
+    }
+    if (setgroups(0, NULL) < 0) {
+        asb_err_sys(&err, errno, "setgroups");
+        return fatal(&spec, err.message);
+    }
+
+    const char *workspace = NULL;
+    if (sup_build_root(&spec, &workspace, &err) < 0)
+        return fatal(&spec, err.message);
+    int wsfd = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (wsfd < 0 || sup_send_fd(ctl, spec.nonce, "workspace", wsfd) < 0)
+        return fatal(&spec, "cannot hand the workspace to the host");
+    close(wsfd);
+    if (sup_copy_files_in(&spec, workspace, &err) < 0)
+        return fatal(&spec, err.message);
+    if (sethostname("sandbox", 7) < 0)
+        return fatal(&spec, "sethostname failed");
+    if (spec.netns && sup_loopback_up(&err) < 0)
+        return fatal(&spec, err.message);
+
+    int outp[2], errp[2], attp[2], gop[2];
+    if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(attp, O_CLOEXEC) < 0 ||
+        pipe2(gop, O_CLOEXEC) < 0)
+        return fatal(&spec, "pipe failed");
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0)
+        return fatal(&spec, "signalfd failed");
+
+    run_state_t st = {.spec = &spec};
+    st.workload = fork();
+    if (st.workload < 0)
+        return fatal(&spec, "fork workload failed");
+    if (st.workload == 0) {
+        close(outp[0]), close(errp[0]), close(attp[0]), close(gop[1]), close(sfd);
+        sup_workload_fds_t fds = {
+            .out_w = outp[1], .err_w = errp[1], .attest_w = attp[1], .go_r = gop[0]};
+        sup_workload_main(&spec, workspace, &fds);
+    }
+    close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
+
+    char att[8192];
+    int alen = read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
+    if (alen < 0) {
+        kill_all(&st);
+        if (strncmp(att, "error:", 6) == 0)
+            return fatal(&spec, att + 6);
+        return fatal(&spec, "the workload sent no attestation");
+    }
+    json_t *ao = json_loads(att, 0, NULL);
+    if (!ao) {
+        kill_all(&st);
+        return fatal(&spec, "malformed attestation");
+    }
+    sup_send_json(ctl, spec.nonce, "attest", ao);
+    if (sup_wait_go(ctl, ASB_SETUP_TIMEOUT_MS) != 1) {
+        kill_all(&st);
+        return 125; /* the host refused the attestation or went away */
+    }
+    if (write(gop[1], "g", 1) != 1) {
+        kill_all(&st);
+        return fatal(&spec, "cannot release the workload");
+    }
+    close(gop[1]);
+    uint64_t deadline = now_ms() + spec.timeout_ms;
+
+    fcntl(outp[0], F_SETFL, O_NONBLOCK);
+    fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    stream_t out = {.fd = outp[0], .out = 1}, errs = {.fd = errp[0], .out = 2};
+    int attfd = attp[0];
+    size_t exec_len = 0;
+    while (!st.workload_done) {
+        struct pollfd p[5] = {{.fd = out.fd, .events = POLLIN},
+                              {.fd = errs.fd, .events = POLLIN},
+                              {.fd = sfd, .events = POLLIN},
+                              {.fd = ctl, .events = POLLIN},
+                              {.fd = attfd, .events = POLLIN}};
+        uint64_t t = now_ms();
+        int timeout = t >= deadline ? 0 : (int)(deadline - t);
+        int r = poll(p, 5, timeout);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (now_ms() >= deadline && !st.timed_out) {
+            st.timed_out = true;
+            kill_all(&st);
+        }
+        if (r <= 0)
+            continue;
+        if (p[0].revents)
+            pump(&out, &st, false);
+        if (p[1].revents)
+            pump(&errs, &st, false);
+        if (p[2].revents) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+                if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+                    st.host_abort = true;
+                    kill_all(&st);
+                }
+            }
+            reap(&st);
+        }
+        if (p[3].revents) {
+            char buf[256];
+            ssize_t n = recv(ctl, buf, sizeof(buf), MSG_DONTWAIT);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+                st.host_abort = true; /* host gone or abort: nothing may outlive it */
+                kill_all(&st);
+            }
+            if (n > 0) {
+                st.host_abort = true;
+                kill_all(&st);
+            }
+        }
+        if (attfd >= 0 && p[4].revents) {
+            ssize_t n = read(attfd, st.exec_error + exec_len, sizeof(st.exec_error) - 1 - exec_len);
+            if (n > 0) {
+                exec_len += (size_t)n;
+            } else if (n == 0 || errno != EINTR) {
+                close(attfd);
+                attfd = -1;
+            }
+        }
+    }
+    /* The workload ended: whatever it left behind dies now, then the pipes drain to EOF. */
+    kill_all(&st);
+    if (out.fd >= 0)
+        pump(&out, &st, true);
+    if (errs.fd >= 0)
+        pump(&errs, &st, true);
+    if (attfd >= 0) {
+        ssize_t n = read(attfd, st.exec_error + exec_len, sizeof(st.exec_error) - 1 - exec_len);
+        if (n > 0)
+            exec_len += (size_t)n;
+        close(attfd);
+    }
+    st.exec_error[exec_len] = '\0';
+    if (strncmp(st.exec_error, "exec-error:", 11) == 0)
+        memmove(st.exec_error, st.exec_error + 11, strlen(st.exec_error + 11) + 1);
+    for (;;) {
+        int status;
+        pid_t p = waitpid(-1, &status, 0);
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p < 0)
+            break;
+    }
+    send_exit(ctl, &st, &out, &errs);
+    return exit_code_for(&st);
 }

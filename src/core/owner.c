@@ -1,0 +1,69 @@
+#include "core/owner.h"
+#include "core/limits.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t asb_owner_starttime(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n;
+    do {
+        n = read(fd, buf, sizeof(buf) - 1);
+    } while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* The command name may contain spaces and ')': count fields after the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 2; field < 22 && p; field++) {
+        p = strchr(p + 1, ' ');
+    }
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+int asb_owner_tag(char *out, size_t len)
+{
+    pid_t pid = getpid();
+    int n = snprintf(out, len, ASB_OWNER_PREFIX "-%d-%llu", (int)pid,
+                     (unsigned long long)asb_owner_starttime(pid));
+    return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start)
+{
+    size_t plen = strlen(ASB_OWNER_PREFIX);
+    if (strncmp(name, ASB_OWNER_PREFIX "-", plen + 1) != 0)
+        return false;
+    const char *p = name + plen + 1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p, &end, 10);
+    if (errno || end == p || *end != '-' || v == 0 || v > 4194304)
+        return false;
+    p = end + 1;
+    unsigned long long s = strtoull(p, &end, 10);
+    if (errno || end == p || *end != '-')
+        return false;
+    *pid = (pid_t)v;
+    *start = s;
+    return true;
+}
+
+bool asb_owner_alive(pid_t pid, uint64_t start)
+{
+    uint64_t now = asb_owner_starttime(pid);
+    return now != 0 && now == start;
+}

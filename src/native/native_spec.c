@@ -1,0 +1,177 @@
+#include "native/native_spec.h"
+#include "core/limits.h"
+#include "native/proto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static const char *root_name(asb_root_policy_t r)
+{
+    return r == ASB_ROOT_HOST ? "host" : r == ASB_ROOT_OVERLAY_RW ? "overlay_rw" : "allowlist_ro";
+}
+
+static const char *caps_name(asb_caps_policy_t c)
+{
+    return c == ASB_CAPS_NONE             ? "none"
+           : c == ASB_CAPS_DOCKER_DEFAULT ? "docker_default"
+                                          : "unchanged";
+}
+
+static const char *seccomp_name(asb_seccomp_policy_t s)
+{
+    return s == ASB_SECCOMP_HARDENED         ? "hardened"
+           : s == ASB_SECCOMP_DOCKER_DEFAULT ? "docker_default"
+                                             : "none";
+}
+
+json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files)
+{
+    const asb_profile_t *p = &plan->profile;
+    json_t *argv = json_array(), *env = json_array(), *files = json_array(), *binds = json_array();
+    for (size_t i = 0; plan->argv[i]; i++)
+        json_array_append_new(argv, json_string(plan->argv[i]));
+    for (size_t i = 0; plan->env[i]; i++)
+        json_array_append_new(env, json_string(plan->env[i]));
+    for (size_t i = 0; i < n_files; i++)
+        json_array_append_new(files, json_string(file_names[i]));
+    if (!p->ns_net) {
+        /* Host network (baseline): TLS trust roots, as a container image would ship them. */
+        json_array_append_new(binds, json_string("/etc/ssl"));
+        json_array_append_new(binds, json_string("/etc/ca-certificates"));
+    }
+    uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
+    return json_pack(
+        "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
+        "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
+        p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
+        (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
+        caps_name(p->caps), "caps_keep", (json_int_t)asb_docker_default_caps(), "seccomp",
+        seccomp_name(p->seccomp), "netns", p->ns_net, "landlock", p->landlock, "no_new_privs",
+        p->no_new_privs, "uid", (json_int_t)p->uid, "gid", (json_int_t)p->gid, "fsize",
+        (json_int_t)plan->limits.fsize_bytes, "nofile", (json_int_t)plan->limits.nofile,
+        "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
+        (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
+        "bind_ro", binds);
+}
+
+static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,
+                   long long got)
+{
+    size_t len = strlen(buf);
+    if (len >= size - 1)
+        return;
+    snprintf(buf + len, size - len, fmt, len ? "; " : "", what, want, got);
+}
+
+bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *a)
+{
+    const asb_profile_t *p = &plan->profile;
+    char why[1024] = "";
+    a->present = true;
+    snprintf(a->nonce, sizeof(a->nonce), "%s", plan->nonce);
+    a->uid = (long)json_integer_value(json_object_get(att, "uid"));
+    a->gid = (long)json_integer_value(json_object_get(att, "gid"));
+    a->cap_eff = (uint64_t)json_integer_value(json_object_get(att, "cap_eff"));
+    a->cap_prm = (uint64_t)json_integer_value(json_object_get(att, "cap_prm"));
+    a->cap_inh = (uint64_t)json_integer_value(json_object_get(att, "cap_inh"));
+    a->cap_bnd = (uint64_t)json_integer_value(json_object_get(att, "cap_bnd"));
+    a->cap_amb = (uint64_t)json_integer_value(json_object_get(att, "cap_amb"));
+    a->no_new_privs = (int)json_integer_value(json_object_get(att, "no_new_privs"));
+    a->seccomp_mode = (int)json_integer_value(json_object_get(att, "seccomp_mode"));
+    a->landlock_abi = (int)json_integer_value(json_object_get(att, "landlock_abi"));
+    a->landlock_enforced = json_is_true(json_object_get(att, "landlock_enforced"));
+    a->root_readonly = json_is_true(json_object_get(att, "root_readonly"));
+    const char *ifs = json_string_value(json_object_get(att, "net_ifaces"));
+    const char *host = json_string_value(json_object_get(att, "hostname"));
+    const char *pidns = json_string_value(json_object_get(att, "pid_ns"));
+    a->net_ifaces = strdup(ifs ? ifs : "");
+    a->hostname = strdup(host ? host : "");
+    a->pid_ns = strdup(pidns ? pidns : "");
+    if (!json_is_integer(json_object_get(att, "uid")) ||
+        !json_is_integer(json_object_get(att, "cap_eff")) ||
+        !json_is_integer(json_object_get(att, "seccomp_mode")))
+        append(why, sizeof(why), "%s%s missing (want %lld got %lld)", "fields", 0, 0);
+
+    if (a->uid != p->uid)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "uid", p->uid, a->uid);
+    if (a->gid != p->gid)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "gid", p->gid, a->gid);
+    uint64_t caps = p->caps == ASB_CAPS_NONE ? 0 : asb_docker_default_caps();
+    if (a->cap_eff != caps)
+        append(why, sizeof(why), "%s%s want %llx got %llx", "CapEff", (long long)caps,
+               (long long)a->cap_eff);
+    if (a->cap_prm != caps)
+        append(why, sizeof(why), "%s%s want %llx got %llx", "CapPrm", (long long)caps,
+               (long long)a->cap_prm);
+    if (a->cap_bnd != caps)
+        append(why, sizeof(why), "%s%s want %llx got %llx", "CapBnd", (long long)caps,
+               (long long)a->cap_bnd);
+    if (a->cap_amb != 0)
+        append(why, sizeof(why), "%s%s want %llx got %llx", "CapAmb", 0, (long long)a->cap_amb);
+    if (p->caps == ASB_CAPS_NONE && a->cap_inh != 0)
+        append(why, sizeof(why), "%s%s want %llx got %llx", "CapInh", 0, (long long)a->cap_inh);
+    if (p->no_new_privs && a->no_new_privs != 1)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "NoNewPrivs", 1, a->no_new_privs);
+    if (p->seccomp != ASB_SECCOMP_NONE && a->seccomp_mode != 2)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp", 2, a->seccomp_mode);
+    if (p->landlock && !a->landlock_enforced)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "Landlock enforced", 1, 0);
+    if (p->ns_net && strcmp(a->net_ifaces, "lo") != 0)
+        append(why, sizeof(why), "%s%s: want only lo (%lld/%lld)", "network interfaces", 1, 0);
+    if (p->root == ASB_ROOT_ALLOWLIST_RO && !a->root_readonly)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "root read-only", 1, 0);
+    if (p->ns_uts && strcmp(a->hostname, ASB_SANDBOX_HOSTNAME) != 0)
+        append(why, sizeof(why), "%s%s want sandbox (%lld/%lld)", "hostname", 0, 0);
+    a->valid = why[0] == '\0';
+    if (!a->valid)
+        a->mismatch = strdup(why);
+    return a->valid;
+}
+
+json_t *asb_native_recv(int ctl, int *fd_out)
+{
+    char *buf = malloc(ASB_PROTO_MAX_MSG + 1);
+    if (!buf)
+        return NULL;
+    struct iovec iov = {.iov_base = buf, .iov_len = ASB_PROTO_MAX_MSG};
+    union {
+        char b[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr align;
+    } cm;
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+    *fd_out = -1;
+    ssize_t n;
+    do {
+        n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        free(buf);
+        return NULL;
+    }
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            int fds[4];
+            memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
+            for (size_t i = 0; i < nfd; i++) {
+                if (*fd_out < 0)
+                    *fd_out = fds[i];
+                else
+                    close(fds[i]);
+            }
+        }
+    }
+    buf[n] = '\0';
+    json_t *o = (msg.msg_flags & MSG_TRUNC) ? NULL : json_loadb(buf, (size_t)n, 0, NULL);
+    free(buf);
+    if (!o && *fd_out >= 0) {
+        close(*fd_out);
+        *fd_out = -1;
+    }
+    return o;
+}

@@ -1,0 +1,19 @@
+/* native_spec.h - host side helpers of the native backend. */
+#ifndef ASB_NATIVE_SPEC_H
+#define ASB_NATIVE_SPEC_H
+
+#include "core/plan.h"
+#include <jansson.h>
+
+/* The run spec for the supervisor, as JSON (see proto.h). */
+json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files);
+
+/* Compare the supervisor's attestation with what the plan requires. Fills res->attestation;
+ * returns true when valid, else res->attestation.mismatch says what differs. */
+bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *out);
+
+/* Read one control packet (JSON) and an optional passed fd. Returns the object or NULL on
+ * EOF/error; *fd_out is -1 when no fd came with it. */
+json_t *asb_native_recv(int ctl, int *fd_out);
+
+#endif

@@ -1,0 +1,388 @@
+/* rootfs.c - build the sandbox's root file system inside the new mount namespace.
+ *
+ * Nothing here is visible on the host: every mount happens in a private mount namespace whose
+ * propagation to the host is cut first, and the whole tree lives on tmpfs except the read-only
+ * bind mounts of the allowlisted system paths. When the supervisor exits the namespace is gone,
+ * so a crashed run leaves no mount behind. */
+#include "core/error.h"
+#include "core/limits.h"
+#include "native/supervisor/sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NEWROOT "/tmp" /* the staging point; hidden from the host by the private namespace */
+
+static int xmount(const char *src, const char *dst, const char *type, unsigned long flags,
+                  const char *data, asb_error_t *err)
+{
+    if (mount(src, dst, type, flags, data) < 0)
+        return asb_err_sys(err, errno, "mount %s on %s", type ? type : (src ? src : "-"), dst);
+    return 0;
+}
+
+/* Add restrictions to a mount (and its submounts when recursive) without touching its other
+ * flags: mount_setattr keeps locked atime flags intact, which a bind remount in a user
+ * namespace would trip over. */
+static int restrict_mount(const char *path, uint64_t attrs, bool recursive, asb_error_t *err)
+{
+    struct mount_attr a = {.attr_set = attrs};
+    if (syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a, sizeof(a)) < 0)
+        return asb_err_sys(err, errno, "mount_setattr %s", path);
+    return 0;
+}
+
+static int bind_ro(const char *src, const char *dst, asb_error_t *err)
+{
+    int rc;
+    if ((rc = xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, err)) < 0)
+        return rc;
+    return restrict_mount(dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, err);
+}
+
+static int mkdir_p(const char *path, mode_t mode, asb_error_t *err)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+        return asb_err(err, -ENAMETOOLONG, "mkdir %s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                return asb_err_sys(err, errno, "mkdir %s", buf);
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+static int write_file(const char *path, const char *content, mode_t mode, asb_error_t *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "create %s", path);
+    size_t len = strlen(content), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, content + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            return asb_err_sys(err, e, "write %s", path);
+        }
+        off += (size_t)w;
+    }
+    close(fd);
+    return 0;
+}
+
+static int tmpfs(const char *dst, uint64_t bytes, const char *mode, unsigned long flags,
+                 asb_error_t *err)
+{
+    char opts[128];
+    snprintf(opts, sizeof(opts), "size=%llu,mode=%s", (unsigned long long)bytes, mode);
+    return xmount("tmpfs", dst, "tmpfs", flags, opts, err);
+}
+
+/* The merged-/usr links (/bin -> usr/bin, ...) as the host has them; a real directory on a host
+ * without merged /usr is bound read-only instead. */
+static int system_paths(asb_error_t *err)
+{
+    static const char *const top[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
+    int rc;
+    if ((rc = mkdir_p(NEWROOT "/usr", 0755, err)) < 0 ||
+        (rc = bind_ro("/usr", NEWROOT "/usr", err)) < 0)
+        return rc;
+    for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+        char src[64], dst[64], target[256];
+        snprintf(src, sizeof(src), "/%s", top[i]);
+        snprintf(dst, sizeof(dst), NEWROOT "/%s", top[i]);
+        struct stat st;
+        if (lstat(src, &st) < 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            ssize_t n = readlink(src, target, sizeof(target) - 1);
+            if (n < 0)
+                return asb_err_sys(err, errno, "readlink %s", src);
+            target[n] = '\0';
+            if (symlink(target, dst) < 0)
+                return asb_err_sys(err, errno, "symlink %s", dst);
+        } else if (S_ISDIR(st.st_mode)) {
+            if ((rc = mkdir_p(dst, 0755, err)) < 0 || (rc = bind_ro(src, dst, err)) < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* A synthesized /etc: never the host's (no shadow, no host users, no host names). */
+static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
+{
+    int rc;
+    char passwd[512];
+    snprintf(passwd, sizeof(passwd),
+             "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+             "sandbox:x:%ld:%ld:sandbox:" ASB_WORKSPACE ":/usr/sbin/nologin\n",
+             spec->uid, spec->gid);
+    if (spec->uid == 0)
+        snprintf(passwd, sizeof(passwd),
+                 "root:x:0:0:root:" ASB_WORKSPACE ":/bin/sh\n"
+                 "nobody:x:65534:65534:nobody:/nonexistent:"
+                 "/usr/sbin/nologin\n");
+    char group[256];
+    snprintf(group, sizeof(group), "root:x:0:\n%s:x:%ld:\n", spec->gid == 0 ? "nogroup" : "sandbox",
+             spec->gid == 0 ? 65534L : spec->gid);
+    if ((rc = mkdir_p(NEWROOT "/etc", 0755, err)) < 0 ||
+        (rc = write_file(NEWROOT "/etc/passwd", passwd, 0644, err)) < 0 ||
+        (rc = write_file(NEWROOT "/etc/group", group, 0644, err)) < 0 ||
+        (rc = write_file(NEWROOT "/etc/hosts",
+                         "127.0.0.1\tlocalhost " ASB_SANDBOX_HOSTNAME "\n::1\tlocalhost\n", 0644,
+                         err)) < 0 ||
+        (rc = write_file(NEWROOT "/etc/nsswitch.conf",
+                         "passwd: files\ngroup: files\nhosts: files dns\n", 0644, err)) < 0 ||
+        (rc = write_file(NEWROOT "/etc/hostname", ASB_SANDBOX_HOSTNAME "\n", 0644, err)) < 0)
+        return rc;
+    if (!spec->netns) {
+        /* Host network (baseline): name resolution as the host does it. */
+        char buf[4096];
+        int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t n = read(fd, buf, sizeof(buf) - 1);
+            close(fd);
+            if (n > 0) {
+                buf[n] = '\0';
+                if ((rc = write_file(NEWROOT "/etc/resolv.conf", buf, 0644, err)) < 0)
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+static int minimal_dev(const sup_spec_t *spec, asb_error_t *err)
+{
+    static const char *const nodes[] = {"null", "zero", "full", "random", "urandom"};
+    int rc;
+    if ((rc = mkdir_p(NEWROOT "/dev", 0755, err)) < 0 ||
+        (rc = tmpfs(NEWROOT "/dev", 64 * ASB_KIB, "0755", MS_NOSUID | MS_NOEXEC | MS_NODEV, err)) <
+            0)
+        return rc;
+    for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+        char src[32], dst[64];
+        snprintf(src, sizeof(src), "/dev/%s", nodes[i]);
+        snprintf(dst, sizeof(dst), NEWROOT "/dev/%s", nodes[i]);
+        int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return asb_err_sys(err, errno, "create %s", dst);
+        close(fd);
+        /* The node's own bind mount keeps devtmpfs' flags, so it works under a nodev /dev. */
+        if ((rc = xmount(src, dst, NULL, MS_BIND, NULL, err)) < 0 ||
+            (rc = restrict_mount(dst, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false, err)) < 0)
+            return rc;
+    }
+    static const char *const links[][2] = {{"/proc/self/fd", "fd"},
+                                           {"/proc/self/fd/0", "stdin"},
+                                           {"/proc/self/fd/1", "stdout"},
+                                           {"/proc/self/fd/2", "stderr"}};
+    for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+        char dst[64];
+        snprintf(dst, sizeof(dst), NEWROOT "/dev/%s", links[i][1]);
+        if (symlink(links[i][0], dst) < 0)
+            return asb_err_sys(err, errno, "symlink %s", dst);
+    }
+    /* POSIX semaphores and shared memory (Python multiprocessing) need a writable /dev/shm. */
+    if ((rc = mkdir_p(NEWROOT "/dev/shm", 01777, err)) < 0 ||
+        (rc = tmpfs(NEWROOT "/dev/shm", spec->tmp_bytes, "1777", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                    err)) < 0)
+        return rc;
+    return 0;
+}
+
+/* /proc for the new pid namespace, with the entries that leak host kernel state or act on the
+ * host masked (as container runtimes do): kcore/kallsyms (kernel memory and addresses), keys,
+ * timer_list/sched_debug (other processes' timing), sysrq-trigger (host reboot/crash), and the
+ * kernel tunables under /proc/sys made read-only. */
+static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
+{
+    int rc;
+    if ((rc = mkdir_p(NEWROOT "/proc", 0555, err)) < 0 ||
+        (rc = xmount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL,
+                     err)) < 0)
+        return rc;
+    if (!spec->mask_proc)
+        return 0;
+    static const char *const files[] = {
+        "kcore",         "kallsyms",    "keys",          "key-users", "timer_list",  "sched_debug",
+        "latency_stats", "timer_stats", "sysrq-trigger", "kmsg",      "kpagecount",  "kpageflags",
+        "kpagecgroup",   "config.gz",   "vmallocinfo",   "slabinfo",  "pagetypeinfo"};
+    static const char *const dirs[] = {"acpi", "scsi", "asound", "driver", "tty/driver"};
+    static const char *const ro[] = {"sys", "bus", "fs", "irq"};
+    char dst[128];
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", files[i]);
+        if (access(dst, F_OK) < 0)
+            continue;
+        if ((rc = xmount(NEWROOT "/dev/null", dst, NULL, MS_BIND, NULL, err)) < 0)
+            return rc;
+    }
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", dirs[i]);
+        if (access(dst, F_OK) < 0)
+            continue;
+        if ((rc = xmount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                         "size=0,mode=0555", err)) < 0)
+            return rc;
+    }
+    for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ro[i]);
+        if (access(dst, F_OK) < 0)
+            continue;
+        if ((rc = xmount(dst, dst, NULL, MS_BIND | MS_REC, NULL, err)) < 0 ||
+            (rc = restrict_mount(
+                 dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                 true, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int host_root_workspace(const sup_spec_t *spec, const char **workspace, asb_error_t *err)
+{
+    /* Weakened (ablation / test) mode: the host's tree, a private tmpfs on /tmp, new /proc. */
+    int rc;
+    unsigned long nx = spec->tmp_noexec ? MS_NOEXEC : 0;
+    if ((rc = tmpfs("/tmp", spec->tmp_bytes + spec->workspace_bytes, "1777",
+                    MS_NOSUID | MS_NODEV | nx, err)) < 0 ||
+        (rc = xmount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err)) < 0)
+        return rc;
+    if (mkdir("/tmp/workspace", 0755) < 0)
+        return asb_err_sys(err, errno, "mkdir /tmp/workspace");
+    if (chown("/tmp/workspace", (uid_t)spec->uid, (gid_t)spec->gid) < 0)
+        return asb_err_sys(err, errno, "chown /tmp/workspace");
+    *workspace = "/tmp/workspace";
+    return 0;
+}
+
+int sup_build_root(const sup_spec_t *spec, const char **workspace, asb_error_t *err)
+{
+    int rc;
+    /* Cut propagation first: nothing mounted below may ever appear in the host's namespace. */
+    if ((rc = xmount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL, err)) < 0)
+        return rc;
+    if (spec->root == ASB_ROOT_HOST)
+        return host_root_workspace(spec, workspace, err);
+
+    uint64_t root_bytes = spec->root == ASB_ROOT_OVERLAY_RW ? spec->tmp_bytes : 1 * ASB_MIB;
+    unsigned long wsx = spec->workspace_noexec ? MS_NOEXEC : 0;
+    unsigned long tmpx = spec->tmp_noexec ? MS_NOEXEC : 0;
+    if ((rc = tmpfs(NEWROOT, root_bytes, "0755", MS_NOSUID | MS_NODEV, err)) < 0 ||
+        (rc = system_paths(err)) < 0 || (rc = synth_etc(spec, err)) < 0 ||
+        (rc = minimal_dev(spec, err)) < 0 || (rc = proc_fs(spec, err)) < 0)
+        return rc;
+    for (size_t i = 0; i < spec->n_bind_ro; i++) {
+        char dst[4096];
+        struct stat st;
+        if (stat(spec->bind_ro[i], &st) < 0 || !S_ISDIR(st.st_mode))
+            continue; /* optional extras (e.g. /etc/ssl) that this host lacks */
+        snprintf(dst, sizeof(dst), NEWROOT "%s", spec->bind_ro[i]);
+        if ((rc = mkdir_p(dst, 0755, err)) < 0 || (rc = bind_ro(spec->bind_ro[i], dst, err)) < 0)
+            return rc;
+    }
+    if ((rc = mkdir_p(NEWROOT "/tmp", 01777, err)) < 0 ||
+        (rc = tmpfs(NEWROOT "/tmp", spec->tmp_bytes, "1777", MS_NOSUID | MS_NODEV | tmpx, err)) <
+            0 ||
+        (rc = mkdir_p(NEWROOT ASB_WORKSPACE, 0755, err)) < 0 ||
+        (rc = tmpfs(NEWROOT ASB_WORKSPACE, spec->workspace_bytes, "0755",
+                    MS_NOSUID | MS_NODEV | wsx, err)) < 0)
+        return rc;
+    if (chown(NEWROOT ASB_WORKSPACE, (uid_t)spec->uid, (gid_t)spec->gid) < 0)
+        return asb_err_sys(err, errno, "chown " ASB_WORKSPACE);
+
+    /* pivot_root onto itself, then detach the old root stacked underneath: the host's tree is
+     * no longer reachable by any path. */
+    if (chdir(NEWROOT) < 0)
+        return asb_err_sys(err, errno, "chdir new root");
+    if (syscall(SYS_pivot_root, ".", ".") < 0)
+        return asb_err_sys(err, errno, "pivot_root");
+    if (umount2(".", MNT_DETACH) < 0)
+        return asb_err_sys(err, errno, "detach old root");
+    if (chdir("/") < 0)
+        return asb_err_sys(err, errno, "chdir /");
+    if (spec->root == ASB_ROOT_ALLOWLIST_RO) {
+        if ((rc = restrict_mount("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                                 false, err)) < 0 ||
+            (rc = restrict_mount("/dev", MOUNT_ATTR_RDONLY, false, err)) < 0)
+            return rc;
+    }
+    *workspace = ASB_WORKSPACE;
+    return 0;
+}
+
+int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err)
+{
+    int dir = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return asb_err_sys(err, errno, "open %s", workspace);
+    int rc = 0;
+    for (size_t i = 0; i < spec->n_files_in && rc == 0; i++) {
+        const sup_file_in_t *f = &spec->files_in[i];
+        int out = openat(dir, f->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (out < 0) {
+            rc = asb_err_sys(err, errno, "file-in %s", f->name);
+            break;
+        }
+        off_t off = 0;
+        for (;;) {
+            ssize_t n = sendfile(out, f->fd, &off, 1 << 20);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                rc = asb_err_sys(err, errno, "file-in %s: copy", f->name);
+                break;
+            }
+            if (n == 0)
+                break;
+        }
+        if (rc == 0 && fchown(out, (uid_t)spec->uid, (gid_t)spec->gid) < 0)
+            rc = asb_err_sys(err, errno, "file-in %s: chown", f->name);
+        close(out);
+        close(f->fd);
+    }
+    close(dir);
+    return rc;
+}
+
+int sup_loopback_up(asb_error_t *err)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return asb_err_sys(err, errno, "socket for lo");
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof(ifr));
+    strcpy(ifr.ifr_name, "lo");
+    int rc = 0;
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+        rc = asb_err_sys(err, errno, "lo: get flags");
+    } else {
+        ifr.ifr_flags |= IFF_UP;
+        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+            rc = asb_err_sys(err, errno, "lo: up");
+    }
+    close(s);
+    return rc;
+}

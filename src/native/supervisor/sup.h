@@ -1,0 +1,64 @@
+/* sup.h - the trusted supervisor's internal interfaces. */
+#ifndef ASB_SUP_H
+#define ASB_SUP_H
+
+#include "agent_sandbox.h"
+#include "core/profiles.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct sup_file_in {
+    char *name;
+    int fd;
+} sup_file_in_t;
+
+typedef struct sup_spec {
+    char nonce[40];
+    asb_root_policy_t root;
+    bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, no_new_privs;
+    uint64_t workspace_bytes, tmp_bytes;
+    asb_caps_policy_t caps;
+    uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */
+    asb_seccomp_policy_t seccomp;
+    long uid, gid;
+    uint64_t fsize, nofile;
+    uint64_t timeout_ms, output_bytes;
+    char **argv;
+    char **env;
+    sup_file_in_t *files_in;
+    size_t n_files_in;
+    char *bind_ro[16]; /* host paths bound read-only into the root (e.g. /etc/ssl for baseline) */
+    size_t n_bind_ro;
+} sup_spec_t;
+
+int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err);
+
+/* Control channel. */
+int sup_send_json(int ctl, const char *nonce, const char *type,
+                  void *json_obj /* json_t*, stolen */);
+int sup_send_fd(int ctl, const char *nonce, const char *type, int fd);
+int sup_send_error(int ctl, const char *nonce, const char *message);
+/* Wait for "go" (1) or "abort"/hangup (0), negative on error. */
+int sup_wait_go(int ctl, int timeout_ms);
+
+/* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
+int sup_build_root(const sup_spec_t *spec, const char **workspace, asb_error_t *err);
+int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
+int sup_loopback_up(asb_error_t *err);
+
+/* Landlock: ABI offered by this kernel (0 = none); restrict the calling thread. */
+int sup_landlock_abi(void);
+int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
+
+/* Workload process: apply every control, attest, wait for go, exec. Never returns. */
+typedef struct sup_workload_fds {
+    int out_w, err_w; /* pipes to the supervisor */
+    int attest_w;     /* attestation to the supervisor (CLOEXEC) */
+    int go_r;         /* "go" byte from the supervisor (CLOEXEC) */
+} sup_workload_fds_t;
+__attribute__((noreturn)) void sup_workload_main(const sup_spec_t *spec, const char *workspace,
+                                                 const sup_workload_fds_t *fds);
+
+#endif

@@ -1,0 +1,308 @@
+/* workload.c - the workload process: apply every control, attest what is in force, wait for the
+ * host's go, exec. Runs as the supervisor's child; nothing of the untrusted program runs before
+ * the exec at the very end, and the exec only happens after the host has checked the
+ * attestation. */
+#include "core/error.h"
+#include "core/limits.h"
+#include "native/supervisor/seccomp_install.h"
+#include "native/supervisor/sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <jansson.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static int last_cap(void)
+{
+    int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+    int last = CAP_LAST_CAP;
+    if (fd >= 0) {
+        char buf[16];
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n > 0) {
+            buf[n] = '\0';
+            last = atoi(buf);
+        }
+        close(fd);
+    }
+    return last > 0 && last < 64 ? last : CAP_LAST_CAP;
+}
+
+static int set_caps(uint64_t keep, asb_error_t *err)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof(d));
+    d[0].effective = d[0].permitted = d[0].inheritable = (uint32_t)keep;
+    d[1].effective = d[1].permitted = d[1].inheritable = (uint32_t)(keep >> 32);
+    if (syscall(SYS_capset, &h, d) < 0)
+        return asb_err_sys(err, errno, "capset");
+    return 0;
+}
+
+/* Bounding set to `keep`, ambient cleared, ids changed, then eff/prm/inh to `keep`. */
+static int drop_privileges(const sup_spec_t *spec, asb_error_t *err)
+{
+    uint64_t keep = spec->caps == ASB_CAPS_DOCKER_DEFAULT ? spec->caps_keep : 0;
+    int last = last_cap();
+    for (int c = 0; c <= last; c++)
+        if (!(keep & (1ull << c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+            return asb_err_sys(err, errno, "drop bounding cap %d", c);
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+        return asb_err_sys(err, errno, "clear ambient caps");
+    if (setgroups(0, NULL) < 0)
+        return asb_err_sys(err, errno, "setgroups");
+    if (setresgid((gid_t)spec->gid, (gid_t)spec->gid, (gid_t)spec->gid) < 0)
+        return asb_err_sys(err, errno, "setresgid %ld", spec->gid);
+    if (setresuid((uid_t)spec->uid, (uid_t)spec->uid, (uid_t)spec->uid) < 0)
+        return asb_err_sys(err, errno, "setresuid %ld", spec->uid);
+    return set_caps(spec->uid == 0 ? keep : 0, err);
+}
+
+static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
+{
+    struct rlimit core = {0, 0};
+    if (setrlimit(RLIMIT_CORE, &core) < 0)
+        return asb_err_sys(err, errno, "RLIMIT_CORE");
+    if (spec->fsize) {
+        struct rlimit r = {spec->fsize, spec->fsize};
+        if (setrlimit(RLIMIT_FSIZE, &r) < 0)
+            return asb_err_sys(err, errno, "RLIMIT_FSIZE");
+    }
+    if (spec->nofile) {
+        struct rlimit r = {spec->nofile, spec->nofile};
+        if (setrlimit(RLIMIT_NOFILE, &r) < 0)
+            return asb_err_sys(err, errno, "RLIMIT_NOFILE");
+    }
+    return 0;
+}
+
+static uint64_t parse_hex(const char *s)
+{
+    return strtoull(s, NULL, 16);
+}
+
+/* What is actually in force, read back from the kernel, not from what we meant to do. */
+static json_t *attest(int landlock_requested)
+{
+    json_t *o = json_object();
+    char line[512];
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!o || !f) {
+        if (f)
+            fclose(f);
+        json_decref(o);
+        return NULL;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        *v++ = '\0';
+        while (*v == '\t' || *v == ' ')
+            v++;
+        if (!strcmp(line, "Uid") || !strcmp(line, "Gid")) {
+            long r, e, s, fs;
+            if (sscanf(v, "%ld %ld %ld %ld", &r, &e, &s, &fs) == 4) {
+                /* All four must agree, else report the odd one out. */
+                long id = (r == e && e == s && s == fs) ? r : -2;
+                json_object_set_new(o, !strcmp(line, "Uid") ? "uid" : "gid", json_integer(id));
+            }
+        } else if (!strcmp(line, "CapInh") || !strcmp(line, "CapPrm") || !strcmp(line, "CapEff") ||
+                   !strcmp(line, "CapBnd") || !strcmp(line, "CapAmb")) {
+            char key[16];
+            snprintf(key, sizeof(key), "cap_%c%c%c", line[3] | 0x20, line[4], line[5]);
+            json_object_set_new(o, key, json_integer((json_int_t)parse_hex(v)));
+        } else if (!strcmp(line, "NoNewPrivs")) {
+            json_object_set_new(o, "no_new_privs", json_integer(atoi(v)));
+        } else if (!strcmp(line, "Seccomp")) {
+            json_object_set_new(o, "seccomp_mode", json_integer(atoi(v)));
+        }
+    }
+    fclose(f);
+
+    /* Interfaces in this network namespace. */
+    char ifaces[512] = "";
+    f = fopen("/proc/net/dev", "re");
+    if (f) {
+        int n = 0;
+        while (fgets(line, sizeof(line), f)) {
+            if (++n <= 2)
+                continue; /* headers */
+            char *colon = strchr(line, ':');
+            if (!colon)
+                continue;
+            *colon = '\0';
+            char *name = line;
+            while (*name == ' ')
+                name++;
+            size_t used = strlen(ifaces);
+            snprintf(ifaces + used, sizeof(ifaces) - used, "%s%s", used ? "," : "", name);
+        }
+        fclose(f);
+    }
+    json_object_set_new(o, "net_ifaces", json_string(ifaces));
+
+    /* Root read-only: the mount flag and a real write attempt must both say so. */
+    struct statvfs sv;
+    bool ro = statvfs("/", &sv) == 0 && (sv.f_flag & ST_RDONLY);
+    int probe = open("/.asb-write-probe", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (probe >= 0) {
+        close(probe);
+        unlink("/.asb-write-probe");
+        ro = false;
+    }
+    json_object_set_new(o, "root_readonly", json_boolean(ro));
+
+    /* Landlock: the ABI, and a probe that only Landlock denies ("/" is readable by mode bits
+     * but has no rule). */
+    json_object_set_new(o, "landlock_abi", json_integer(sup_landlock_abi()));
+    int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool ll = rootfd < 0 && errno == EACCES;
+    if (rootfd >= 0)
+        close(rootfd);
+    json_object_set_new(o, "landlock_enforced", json_boolean(landlock_requested && ll));
+
+    struct utsname u;
+    json_object_set_new(o, "hostname", json_string(uname(&u) == 0 ? u.nodename : ""));
+    char ns[64];
+    ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+    ns[n > 0 ? n : 0] = '\0';
+    json_object_set_new(o, "pid_ns", json_string(ns));
+    return o;
+}
+
+static void write_all(int fd, const char *s, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, s, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        s += w;
+        len -= (size_t)w;
+    }
+}
+
+__attribute__((noreturn)) static void fail(int fd, const char *prefix, const char *msg, int code)
+{
+    char buf[1200];
+    int n = snprintf(buf, sizeof(buf), "%s%s", prefix, msg);
+    if (n > 0)
+        write_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+    _exit(code);
+}
+
+static const char *env_get(char **env, const char *key)
+{
+    size_t k = strlen(key);
+    for (char **e = env; e && *e; e++)
+        if (strncmp(*e, key, k) == 0 && (*e)[k] == '=')
+            return *e + k + 1;
+    return NULL;
+}
+
+/* execvpe() searches the caller's PATH; the workload's PATH is the one in its own env. */
+static int exec_in_path(char **argv, char **env)
+{
+    if (strchr(argv[0], '/')) {
+        execve(argv[0], argv, env);
+        return errno;
+    }
+    const char *path = env_get(env, "PATH");
+    if (!path)
+        path = ASB_DEFAULT_PATH;
+    int saved = ENOENT;
+    char buf[4096];
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, argv[0]) < (int)sizeof(buf)) {
+            execve(buf, argv, env);
+            if (errno != ENOENT && errno != ENOTDIR)
+                saved = errno;
+        }
+        p += len;
+        if (*p == ':')
+            p++;
+    }
+    return saved;
+}
+
+void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_workload_fds_t *fds)
+{
+    asb_error_t err = {0};
+    int att = fds->attest_w;
+    /* New session: no controlling terminal, so TIOCSTI-style injection has no target. */
+    if (setsid() < 0)
+        fail(att, "error:", "setsid failed", 125);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (dup2(fds->out_w, 1) < 0 || dup2(fds->err_w, 2) < 0)
+        fail(att, "error:", "dup2 stdout/stderr", 125);
+    /* Keep only 0,1,2 and the two CLOEXEC control pipes (moved to 3 and 4). */
+    int a = fcntl(att, F_DUPFD_CLOEXEC, 3), g = fcntl(fds->go_r, F_DUPFD_CLOEXEC, 3);
+    if (a < 0 || g < 0 || dup3(a, 3, O_CLOEXEC) < 0 || dup3(g, 4, O_CLOEXEC) < 0)
+        fail(att, "error:", "dup control pipes", 125);
+    att = 3;
+    if (syscall(SYS_close_range, 5, ~0U, 0) < 0)
+        fail(att, "error:", "close_range", 125);
+    if (chdir(workspace) < 0)
+        fail(att, "error:", "chdir workspace", 125);
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+
+    bool seccomp_done = false;
+    if (set_rlimits(spec, &err) < 0)
+        fail(att, "error:", err.message, 125);
+    /* Without no_new_privs (baseline, as Docker), the filter must go on while we still hold
+     * CAP_SYS_ADMIN in our namespace; it allows the capset/setuid calls that follow. */
+    if (!spec->no_new_privs && spec->seccomp != ASB_SECCOMP_NONE) {
+        if (asb_seccomp_install(spec->seccomp, &err) < 0)
+            fail(att, "error:", err.message, 125);
+        seccomp_done = true;
+    }
+    if (drop_privileges(spec, &err) < 0)
+        fail(att, "error:", err.message, 125);
+    if (spec->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        fail(att, "error:", "no_new_privs", 125);
+    if (spec->landlock && sup_landlock_restrict(spec, workspace, &err) < 0)
+        fail(att, "error:", err.message, 125);
+    if (!seccomp_done && asb_seccomp_install(spec->seccomp, &err) < 0)
+        fail(att, "error:", err.message, 125);
+
+    json_t *o = attest(spec->landlock);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!s)
+        fail(att, "error:", "attestation", 125);
+    write_all(att, s, strlen(s));
+    free(s);
+    /* The end of the attestation is a zero byte; then wait for the host's verdict. */
+    write_all(att, "", 1);
+    char go = 0;
+    ssize_t n;
+    do {
+        n = read(4, &go, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1 || go != 'g')
+        _exit(125);
+    close(4);
+    int e = exec_in_path(spec->argv, spec->env);
+    char msg[512];
+    snprintf(msg, sizeof(msg), "exec %s: %s", spec->argv[0], strerror(e));
+    fail(att, "exec-error:", msg, 127);
+}
