@@ -1,0 +1,123 @@
+/* latency_floor - what each profile adds to the cheapest possible programs.
+ *
+ * `python3 -c pass` and `/bin/true`, bare (posix_spawn + wait) and under every profile through
+ * the public API, interleaved round by round in a shuffled order so drift and noise hit all arms
+ * alike. Prints medians and the ratio to bare, measured in this run. Not a test: no pass/fail. */
+#include "agent_sandbox.h"
+
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double run_bare(char *const *argv)
+{
+    double t = now_s();
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", 1, 0);
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "spawn %s failed\n", argv[0]);
+        exit(1);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return now_s() - t;
+}
+
+static double run_profile(const char *profile, const char *const *argv)
+{
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.argv = argv;
+    asb_result_t res;
+    asb_error_t err;
+    double t = now_s();
+    int rc = asb_run(&cfg, &res, &err);
+    double d = now_s() - t;
+    if (rc < 0 || res.status != ASB_STATUS_COMPLETED || res.exit_code != 0) {
+        fprintf(stderr, "%s run failed: %s\n", profile, rc < 0 ? err.message : res.error);
+        exit(1);
+    }
+    asb_result_free(&res);
+    return d;
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 30;
+    if (rounds < 5)
+        rounds = 5;
+    const char *profiles[] = {"subprocess", "baseline", "hardened"};
+    const char *const py[] = {"/usr/bin/python3", "-c", "pass", NULL};
+    const char *const tr[] = {"/bin/true", NULL};
+    const char *const *progs[] = {py, tr};
+    const char *names[] = {"python3 -c pass", "/bin/true"};
+    enum { ARMS = 4 };
+    double *t[2][ARMS];
+    for (int p = 0; p < 2; p++)
+        for (int a = 0; a < ARMS; a++)
+            t[p][a] = calloc((size_t)rounds, sizeof(double));
+    unsigned seed = (unsigned)time(NULL);
+    srand(seed);
+    /* Warm-up: page cache, dynamic loader, cgroup hierarchy. */
+    for (int p = 0; p < 2; p++) {
+        run_bare((char *const *)progs[p]);
+        for (int a = 0; a < 3; a++)
+            run_profile(profiles[a], progs[p]);
+    }
+    for (int r = 0; r < rounds; r++) {
+        for (int p = 0; p < 2; p++) {
+            int order[ARMS] = {0, 1, 2, 3};
+            for (int i = ARMS - 1; i > 0; i--) {
+                int j = rand() % (i + 1), tmp = order[i];
+                order[i] = order[j];
+                order[j] = tmp;
+            }
+            for (int k = 0; k < ARMS; k++) {
+                int a = order[k];
+                t[p][a][r] = a == 0 ? run_bare((char *const *)progs[p])
+                                    : run_profile(profiles[a - 1], progs[p]);
+            }
+        }
+    }
+    printf("latency_floor: %d rounds, interleaved, shuffled (seed %u)\n", rounds, seed);
+    printf("%-16s %-11s %10s %10s %10s\n", "program", "arm", "median_ms", "delta_ms", "ratio");
+    for (int p = 0; p < 2; p++) {
+        double bare = median(t[p][0], rounds);
+        printf("%-16s %-11s %10.2f %10s %10s\n", names[p], "bare", bare * 1e3, "-", "1.00x");
+        for (int a = 1; a < ARMS; a++) {
+            double m = median(t[p][a], rounds);
+            printf("%-16s %-11s %10.2f %+10.2f %9.2fx\n", names[p], profiles[a - 1], m * 1e3,
+                   (m - bare) * 1e3, m / bare);
+        }
+    }
+    return 0;
+}
