@@ -65,7 +65,9 @@ void asb_capbuf_take(asb_capbuf_t *b, asb_bytes_t *out)
     } else {
         /* Give back the slack of the doubling; a failed shrink keeps the larger block. */
         unsigned char *fit = realloc(b->data, b->len);
-        out->data = fit ? fit : b->data;
+        if (fit)
+            b->data = fit;
+        out->data = b->data;
     }
     out->len = b->len;
     b->data = NULL;

@@ -11,7 +11,7 @@
 
 /* Bytes asb_capture_drain reads per call at most, so a workload writing faster than the harness
  * reads cannot keep the caller's event loop (and its deadline checks) from running. */
-#define ASB_CAPTURE_DRAIN_BUDGET (1024 * 1024)
+#define ASB_CAPTURE_DRAIN_BUDGET ((size_t)1024 * 1024)
 
 typedef struct asb_capbuf {
     unsigned char *data; /* the first min(total_seen, limit) bytes */

@@ -19,6 +19,8 @@
 /* Attempts at a fresh random name before giving up (a collision is already astronomically rare). */
 #define MKDTEMP_ATTEMPTS 16
 #define MKDTEMP_RANDOM_BYTES 8
+#define RMTREE_MOVE_ATTEMPTS 16
+#define RMTREE_MOVE_RANDOM_BYTES 8
 
 /* One open directory on the way down. */
 typedef struct rm_level {
@@ -31,8 +33,7 @@ typedef struct rm_level {
 typedef struct rm_walk {
     rm_level_t *lv; /* [ASB_RMTREE_MAX_OPEN_DIRS] */
     size_t depth;   /* open levels; lv[0] is the top of the tree */
-    unsigned long moved;
-    char top[96]; /* printable name of the top, for messages */
+    char top[96];   /* printable name of the top, for messages */
     asb_error_t *err;
 } rm_walk_t;
 
@@ -104,15 +105,19 @@ static int push_level(rm_walk_t *w, int fd, const char *name)
 }
 
 /* The fd budget is spent: move the subdirectory up to the top of the tree, to be removed from
- * there. This is how a hostile 100000-deep chain is removed with ASB_RMTREE_MAX_OPEN_DIRS fds. */
+ * there. This is how a hostile 100000-deep chain is removed with ASB_RMTREE_MAX_OPEN_DIRS fds.
+ * The new name is random: the workload cannot pre-create the names a counter would use and make
+ * every move collide. */
 static int move_to_top(rm_walk_t *w, rm_level_t *cur, const char *name)
 {
     bool chmodded = false;
-    for (unsigned attempt = 0; attempt < 1000;) {
-        char moved[32];
-        snprintf(moved, sizeof(moved), ".asb-rmtree-%lu", w->moved);
+    for (unsigned attempt = 0; attempt < RMTREE_MOVE_ATTEMPTS;) {
+        char hex[2 * RMTREE_MOVE_RANDOM_BYTES + 1], moved[64];
+        int rc = asb_random_hex(hex, RMTREE_MOVE_RANDOM_BYTES, w->err);
+        if (rc < 0)
+            return asb_err_wrap(w->err, "rmtree '%s': move up", w->top);
+        snprintf(moved, sizeof(moved), ".asb-rmtree-%s", hex);
         if (renameat2(cur->fd, name, w->lv[0].fd, moved, RENAME_NOREPLACE) == 0) {
-            w->moved++;
             w->lv[0].worked = true;
             cur->worked = true;
             return 0;
@@ -121,7 +126,7 @@ static int move_to_top(rm_walk_t *w, rm_level_t *cur, const char *name)
         if (e == ENOENT)
             return 0;
         if (e == EEXIST) {
-            w->moved++, attempt++;
+            attempt++;
             continue;
         }
         /* Moving a directory to a new parent rewrites its "..": it needs write permission. */
