@@ -64,6 +64,8 @@ static const char *const DOCKER_ALLOW[] = {
     "vmsplice",
     "copy_file_range",
     "ioctl",
+    "pipe",
+    "pipe2",
     /* the file tree */
     "stat",
     "fstat",

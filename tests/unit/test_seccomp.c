@@ -1,0 +1,643 @@
+/* test_seccomp.c - the two generated seccomp policies, loaded the way the supervisor loads them.
+ *
+ * Every probe runs twice in a forked child: once with no filter (the control) and once under the
+ * policy. A refusal only counts when the control shows the same call does something else on this
+ * host (probes use arguments that fail in a recognisable way, e.g. ENOENT or EBADF, when nothing
+ * filters them), so each assertion can fail; a probe whose control cannot tell the difference is
+ * reported as skipped, never as passed. Needs no privileges: the children set no_new_privs.
+ *
+ * The supervisor's source is included rather than linked: asb_seccomp_install lives in the static
+ * supervisor, not in libagentsandbox (the library never loads a filter itself), so this compiles
+ * exactly the file the supervisor compiles, against the same generated header, without adding a
+ * supervisor-only symbol to the library's ABI.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "native/supervisor/seccomp_install.c"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT 0x40000000
+#endif
+
+/* Child exit codes of the harness itself, above any errno a probe returns. */
+#define HARNESS_NNP_FAILED 250
+#define HARNESS_INSTALL_FAILED 251
+
+#define NO_SUCH_PATH "/nonexistent-asb-seccomp-test/x"
+#define PYTHON "/usr/bin/python3"
+
+/* A probe makes one call and returns 0 when it succeeded, else the errno it failed with. */
+typedef int (*probe_fn)(void);
+
+typedef struct outcome {
+    int signal; /* the signal that killed the child, 0 when it exited */
+    int code;   /* its exit code: the probe's result */
+} outcome_t;
+
+static outcome_t run_probe(asb_seccomp_policy_t policy, probe_fn probe)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* KILL_PROCESS dumps core by default: not on the test machine's disk. */
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            _exit(HARNESS_NNP_FAILED);
+        asb_error_t err = {0};
+        if (asb_seccomp_install(policy, &err) != 0) {
+            fprintf(stderr, "install: %s\n", err.message);
+            _exit(HARNESS_INSTALL_FAILED);
+        }
+        _exit(probe() & 0xff);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    outcome_t o = {0, 0};
+    if (WIFSIGNALED(status))
+        o.signal = WTERMSIG(status);
+    else
+        o.code = WEXITSTATUS(status);
+    assert_true(o.code != HARNESS_NNP_FAILED && o.code != HARNESS_INSTALL_FAILED);
+    return o;
+}
+
+/* ---- probes ---------------------------------------------------------------------------------- */
+
+static int result(long rc)
+{
+    return rc < 0 ? errno : 0;
+}
+
+static int probe_mount(void)
+{
+    return result(mount("none", NO_SUCH_PATH, "tmpfs", 0, NULL)); /* control: ENOENT */
+}
+
+static int probe_umount2(void)
+{
+    return result(umount2(NO_SUCH_PATH, 0)); /* control: ENOENT */
+}
+
+static int probe_unshare_user(void)
+{
+    return result(unshare(CLONE_NEWUSER));
+}
+
+static int probe_unshare_invalid(void)
+{
+    return result(unshare(0x1)); /* control: EINVAL (CSIGNAL bits are not unshare flags) */
+}
+
+static int probe_clone_flags(unsigned long flags)
+{
+    long rc = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+    if (rc == 0)
+        _exit(0);
+    if (rc < 0)
+        return errno;
+    int status;
+    while (waitpid((pid_t)rc, &status, 0) < 0 && errno == EINTR)
+        ;
+    return 0;
+}
+
+static int probe_clone_newuser(void)
+{
+    return probe_clone_flags(CLONE_NEWUSER);
+}
+
+static int probe_clone_newnet(void)
+{
+    return probe_clone_flags(CLONE_NEWNET);
+}
+
+static int probe_clone_plain(void)
+{
+    return probe_clone_flags(0);
+}
+
+static int probe_clone3(void)
+{
+    return result(syscall(SYS_clone3, NULL, 0)); /* control: EINVAL (size 0) */
+}
+
+static int probe_keyctl(void)
+{
+    return result(syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
+}
+
+static int probe_bpf(void)
+{
+    return result(syscall(SYS_bpf, 0x7fffffff, NULL, 0)); /* control: EINVAL (no such command) */
+}
+
+static int probe_ptrace_traceme(void)
+{
+    return result(ptrace(PTRACE_TRACEME, 0, NULL, NULL));
+}
+
+static int probe_io_uring_setup(void)
+{
+    return result(syscall(SYS_io_uring_setup, 1, NULL)); /* control: EFAULT */
+}
+
+static int probe_tiocsti(void)
+{
+    char c = 'x';
+    return result(ioctl(-1, TIOCSTI, &c)); /* control: EBADF */
+}
+
+static int probe_tiocsti_high_bits(void)
+{
+    /* The kernel reads the request as unsigned int: a rule on all 64 bits would miss this. */
+    char c = 'x';
+    return result(syscall(SYS_ioctl, -1, (1ul << 32) | TIOCSTI, &c));
+}
+
+static int probe_tioclinux(void)
+{
+    char sub = 0;
+    return result(ioctl(-1, TIOCLINUX, &sub)); /* control: EBADF */
+}
+
+static int probe_tcgets(void)
+{
+    struct termios t;
+    return result(ioctl(-1, TCGETS, &t)); /* reaches the kernel: EBADF */
+}
+
+static int probe_socket_vsock(void)
+{
+    int fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0)
+        close(fd);
+    return result(fd);
+}
+
+static int probe_socket_vsock_high_bits(void)
+{
+    long fd = syscall(SYS_socket, (1ul << 32) | AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0)
+        close((int)fd);
+    return result(fd);
+}
+
+static int probe_socket_unix(void)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0)
+        close(fd);
+    return result(fd);
+}
+
+static int probe_personality_no_aslr(void)
+{
+    return result(personality(ADDR_NO_RANDOMIZE));
+}
+
+static int probe_personality_query(void)
+{
+    return result(personality(0xffffffff));
+}
+
+static int probe_mount_setattr(void)
+{
+    return result(syscall(SYS_mount_setattr, -1, "", 0, NULL, 0)); /* control: EINVAL/EBADF */
+}
+
+static int probe_open_by_handle_at(void)
+{
+    return result(syscall(SYS_open_by_handle_at, -1, NULL, 0)); /* control: EBADF/EFAULT */
+}
+
+static int probe_chroot(void)
+{
+    return result(chroot(NO_SUCH_PATH)); /* control: ENOENT */
+}
+
+static int probe_run(const char *path, char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return errno;
+    if (pid == 0) {
+        execv(path, argv);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return errno;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 200;
+}
+
+static int probe_fork_exec_true(void)
+{
+    char *const argv[] = {"true", NULL};
+    return probe_run("/bin/true", argv);
+}
+
+static int probe_python(void)
+{
+    static const char script[] =
+        "import os, subprocess, threading, socket, multiprocessing\n"
+        "out = []\n"
+        "t = threading.Thread(target=lambda: "
+        "out.append(subprocess.run(['/bin/true']).returncode))\n"
+        "t.start(); t.join()\n"
+        "assert out == [0], out\n"
+        "a, b = socket.socketpair(); a.sendall(b'x'); assert b.recv(1) == b'x'\n"
+        "socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()\n"
+        "with multiprocessing.Pool(2) as p:\n"
+        "    assert p.map(abs, [-1, -2]) == [1, 2]\n";
+    char *const argv[] = {"python3", "-c", (char *)script, NULL};
+    return probe_run(PYTHON, argv);
+}
+
+static int probe_int80_getpid(void)
+{
+    long ret = 20; /* __NR_getpid in the i386 table */
+    __asm__ volatile("int $0x80" : "+a"(ret) : : "memory", "r8", "r9", "r10", "r11");
+    return ret > 0 ? 0 : (int)-ret;
+}
+
+static int probe_x32_getpid(void)
+{
+    return result(syscall(__X32_SYSCALL_BIT | SYS_getpid));
+}
+
+/* ---- expectations ---------------------------------------------------------------------------- */
+
+typedef enum { ALLOWED, REFUSED, KILLED } expect_kind_t;
+
+typedef struct expect {
+    const char *what;
+    probe_fn probe;
+    expect_kind_t kind;
+    int value; /* ALLOWED: the result the call gets from the kernel; REFUSED: the errno */
+} expect_t;
+
+/* Check one expectation; returns 1 when it failed, 0 when it held or could not be tested here. */
+static int check(asb_seccomp_policy_t policy, const expect_t *e)
+{
+    const char *name = asb_seccomp_policy_name(policy);
+    outcome_t control = run_probe(ASB_SECCOMP_NONE, e->probe);
+    outcome_t got = run_probe(policy, e->probe);
+    switch (e->kind) {
+    case ALLOWED:
+        if (control.signal || control.code != e->value) {
+            print_message("  skip %s/%s: without a filter it gives %d/sig %d, not %d\n", name,
+                          e->what, control.code, control.signal, e->value);
+            return 0;
+        }
+        if (got.signal || got.code != e->value) {
+            print_error("FAIL %s/%s: allowed call gave errno %d (sig %d), want %d\n", name, e->what,
+                        got.code, got.signal, e->value);
+            return 1;
+        }
+        return 0;
+    case REFUSED:
+        if (control.signal || control.code == e->value) {
+            print_message("  skip %s/%s: without a filter it already gives %d/sig %d\n", name,
+                          e->what, control.code, control.signal);
+            return 0;
+        }
+        if (got.signal || got.code != e->value) {
+            print_error("FAIL %s/%s: gave errno %d (sig %d), want %d (control %d)\n", name, e->what,
+                        got.code, got.signal, e->value, control.code);
+            return 1;
+        }
+        return 0;
+    case KILLED:
+        if (control.signal) {
+            print_message("  skip %s/%s: without a filter it is already killed by signal %d\n",
+                          name, e->what, control.signal);
+            return 0;
+        }
+        if (got.signal != SIGSYS) {
+            print_error("FAIL %s/%s: not killed by SIGSYS (sig %d, errno %d)\n", name, e->what,
+                        got.signal, got.code);
+            return 1;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+static void check_all(asb_seccomp_policy_t policy, const expect_t *cases, size_t n)
+{
+    int failed = 0;
+    for (size_t i = 0; i < n; i++)
+        failed += check(policy, &cases[i]);
+    assert_int_equal(failed, 0);
+}
+
+/* What both policies share. */
+static const expect_t COMMON[] = {
+    {"mount", probe_mount, REFUSED, EPERM},
+    {"umount2", probe_umount2, REFUSED, EPERM},
+    {"unshare(CLONE_NEWUSER)", probe_unshare_user, REFUSED, EPERM},
+    {"unshare(invalid)", probe_unshare_invalid, REFUSED, EPERM},
+    {"clone(CLONE_NEWUSER)", probe_clone_newuser, REFUSED, EPERM},
+    {"clone(CLONE_NEWNET)", probe_clone_newnet, REFUSED, EPERM},
+    {"clone3", probe_clone3, REFUSED, ENOSYS},
+    {"keyctl", probe_keyctl, REFUSED, EPERM},
+    {"bpf", probe_bpf, REFUSED, EPERM},
+    {"io_uring_setup", probe_io_uring_setup, REFUSED, EPERM},
+    {"mount_setattr", probe_mount_setattr, REFUSED, EPERM},
+    {"open_by_handle_at", probe_open_by_handle_at, REFUSED, EPERM},
+    {"socket(AF_VSOCK)", probe_socket_vsock, REFUSED, EPERM},
+    {"socket(AF_VSOCK | 1<<32)", probe_socket_vsock_high_bits, REFUSED, EPERM},
+    {"personality(ADDR_NO_RANDOMIZE)", probe_personality_no_aslr, REFUSED, EPERM},
+    {"personality(query)", probe_personality_query, ALLOWED, 0},
+    {"socket(AF_UNIX)", probe_socket_unix, ALLOWED, 0},
+    {"clone(plain)", probe_clone_plain, ALLOWED, 0},
+    {"ioctl(TCGETS)", probe_tcgets, ALLOWED, EBADF},
+    {"fork+exec /bin/true", probe_fork_exec_true, ALLOWED, 0},
+    {"i386 int 0x80", probe_int80_getpid, KILLED, 0},
+    {"x32 syscall", probe_x32_getpid, KILLED, 0},
+};
+
+static void test_docker_default_common(void **state)
+{
+    (void)state;
+    check_all(ASB_SECCOMP_DOCKER_DEFAULT, COMMON, sizeof(COMMON) / sizeof(COMMON[0]));
+}
+
+static void test_hardened_common(void **state)
+{
+    (void)state;
+    check_all(ASB_SECCOMP_HARDENED, COMMON, sizeof(COMMON) / sizeof(COMMON[0]));
+}
+
+/* Where the policies differ: docker_default keeps what moby allows on kernels >= 4.8. */
+static void test_docker_default_specific(void **state)
+{
+    (void)state;
+    static const expect_t cases[] = {
+        {"ptrace(PTRACE_TRACEME)", probe_ptrace_traceme, ALLOWED, 0},
+        {"ioctl(TIOCSTI)", probe_tiocsti, ALLOWED, EBADF},
+        {"chroot", probe_chroot, ALLOWED, ENOENT},
+    };
+    check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+static void test_hardened_specific(void **state)
+{
+    (void)state;
+    static const expect_t cases[] = {
+        {"ptrace(PTRACE_TRACEME)", probe_ptrace_traceme, REFUSED, EPERM},
+        {"ioctl(TIOCSTI)", probe_tiocsti, REFUSED, EPERM},
+        {"ioctl(TIOCSTI | 1<<32)", probe_tiocsti_high_bits, REFUSED, EPERM},
+        {"ioctl(TIOCLINUX)", probe_tioclinux, REFUSED, EPERM},
+        {"chroot", probe_chroot, REFUSED, EPERM},
+    };
+    check_all(ASB_SECCOMP_HARDENED, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+static void python_under(asb_seccomp_policy_t policy)
+{
+    if (access(PYTHON, X_OK) != 0) {
+        print_message("  skip: %s not found\n", PYTHON);
+        skip();
+    }
+    static const expect_t py = {"python3 threads+subprocess+socket+multiprocessing", probe_python,
+                                ALLOWED, 0};
+    check_all(policy, &py, 1);
+}
+
+static void test_docker_default_python(void **state)
+{
+    (void)state;
+    python_under(ASB_SECCOMP_DOCKER_DEFAULT);
+}
+
+static void test_hardened_python(void **state)
+{
+    (void)state;
+    python_under(ASB_SECCOMP_HARDENED);
+}
+
+/* ---- the install function itself ------------------------------------------------------------- */
+
+static void test_policy_names(void **state)
+{
+    (void)state;
+    assert_string_equal(asb_seccomp_policy_name(ASB_SECCOMP_NONE), "none");
+    assert_string_equal(asb_seccomp_policy_name(ASB_SECCOMP_DOCKER_DEFAULT), "docker_default");
+    assert_string_equal(asb_seccomp_policy_name(ASB_SECCOMP_HARDENED), "hardened");
+    assert_string_equal(asb_seccomp_policy_name((asb_seccomp_policy_t)42), "unknown");
+}
+
+static void test_unknown_policy_refused(void **state)
+{
+    (void)state;
+    asb_error_t err = {0};
+    assert_int_equal(asb_seccomp_install((asb_seccomp_policy_t)42, &err), -EINVAL);
+    assert_int_equal(err.code, -EINVAL);
+    assert_non_null(strstr(err.message, "unknown policy"));
+}
+
+/* The Seccomp: line of /proc/self/status: 0 none, 2 filter. */
+static int probe_seccomp_mode(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return 199;
+    char line[256];
+    int mode = 198;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "Seccomp: %d", &mode) == 1)
+            break;
+    fclose(f);
+    return mode;
+}
+
+static void test_install_sets_filter_mode(void **state)
+{
+    (void)state;
+    outcome_t none = run_probe(ASB_SECCOMP_NONE, probe_seccomp_mode);
+    outcome_t docker = run_probe(ASB_SECCOMP_DOCKER_DEFAULT, probe_seccomp_mode);
+    outcome_t hardened = run_probe(ASB_SECCOMP_HARDENED, probe_seccomp_mode);
+    assert_int_equal(none.signal, 0);
+    assert_int_equal(none.code, 0); /* NONE is a no-op */
+    assert_int_equal(docker.code, 2);
+    assert_int_equal(hardened.code, 2);
+}
+
+/* Without no_new_privs and without CAP_SYS_ADMIN the kernel refuses; the message says why. */
+static void test_install_needs_nnp(void **state)
+{
+    (void)state;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct data[2];
+        if (syscall(SYS_capget, &hdr, data) != 0)
+            _exit(10);
+        data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+        if (syscall(SYS_capset, &hdr, data) != 0)
+            _exit(11);
+        if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
+            _exit(12);
+        asb_error_t err = {0};
+        int rc = asb_seccomp_install(ASB_SECCOMP_HARDENED, &err);
+        if (rc != -EACCES)
+            _exit(13);
+        if (err.code != -EACCES || !strstr(err.message, "no_new_privs"))
+            _exit(14);
+        _exit(probe_seccomp_mode() == 0 ? 0 : 15);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* ---- the generated programs --------------------------------------------------------------------
+ */
+
+static void check_program_shape(const struct sock_filter *f, unsigned len)
+{
+    assert_true(len > 2 && len <= 4096);
+    /* first: load seccomp_data.arch, compare with x86_64 */
+    assert_int_equal(f[0].code, BPF_LD | BPF_W | BPF_ABS);
+    assert_int_equal(f[0].k, offsetof(struct seccomp_data, arch));
+    assert_int_equal(f[1].code, BPF_JMP | BPF_JEQ | BPF_K);
+    assert_int_equal(f[1].k, ASB_SECCOMP_BPF_AUDIT_ARCH);
+    assert_int_equal(BPF_CLASS(f[len - 1].code), BPF_RET);
+}
+
+static void test_program_shape(void **state)
+{
+    (void)state;
+    check_program_shape(asb_bpf_docker_default, asb_bpf_docker_default_len);
+    check_program_shape(asb_bpf_hardened, asb_bpf_hardened_len);
+    /* hardened differs from docker_default (not the same array by accident) */
+    unsigned common = asb_bpf_hardened_len < asb_bpf_docker_default_len
+                          ? asb_bpf_hardened_len
+                          : asb_bpf_docker_default_len;
+    assert_true(
+        asb_bpf_hardened_len != asb_bpf_docker_default_len ||
+        memcmp(asb_bpf_hardened, asb_bpf_docker_default, common * sizeof(struct sock_filter)) != 0);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+        ssize_t n = read(fd, buf, (size_t)st.st_size);
+        if (n != st.st_size) {
+            free(buf);
+            buf = NULL;
+        } else {
+            *len = (size_t)n;
+        }
+    }
+    close(fd);
+    return buf;
+}
+
+static int run_generator(const char *gen, const char *out)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execl(gen, gen, out, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The generator is deterministic, and the header this test (and the supervisor) was compiled
+ * against is what it produces now. */
+static void test_generator_deterministic(void **state)
+{
+    (void)state;
+    const char *build = getenv("ASB_BUILD_DIR");
+    char gen[4096], built[4096], dir[] = "/tmp/asb-seccomp-gen-XXXXXX", a[256], b[256];
+    if (!build) {
+        print_message("  skip: ASB_BUILD_DIR not set (run through ctest)\n");
+        skip();
+    }
+    snprintf(gen, sizeof(gen), "%s/asb-seccomp-gen", build);
+    snprintf(built, sizeof(built), "%s/generated/seccomp_bpf.h", build);
+    assert_int_equal(access(gen, X_OK), 0);
+    assert_non_null(mkdtemp(dir));
+    snprintf(a, sizeof(a), "%s/a.h", dir);
+    snprintf(b, sizeof(b), "%s/b.h", dir);
+    assert_int_equal(run_generator(gen, a), 0);
+    assert_int_equal(run_generator(gen, b), 0);
+    size_t la = 0, lb = 0, lc = 0;
+    char *ca = slurp(a, &la), *cb = slurp(b, &lb), *cc = slurp(built, &lc);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+    assert_non_null(ca);
+    assert_non_null(cb);
+    assert_non_null(cc);
+    assert_true(la == lb && memcmp(ca, cb, la) == 0);
+    assert_true(la == lc && memcmp(ca, cc, la) == 0);
+    free(ca);
+    free(cb);
+    free(cc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy_names),
+        cmocka_unit_test(test_unknown_policy_refused),
+        cmocka_unit_test(test_program_shape),
+        cmocka_unit_test(test_generator_deterministic),
+        cmocka_unit_test(test_install_sets_filter_mode),
+        cmocka_unit_test(test_install_needs_nnp),
+        cmocka_unit_test(test_docker_default_common),
+        cmocka_unit_test(test_docker_default_specific),
+        cmocka_unit_test(test_hardened_common),
+        cmocka_unit_test(test_hardened_specific),
+        cmocka_unit_test(test_docker_default_python),
+        cmocka_unit_test(test_hardened_python),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
