@@ -277,7 +277,7 @@ static void test_normal_against_scipy(void **state)
     json_array_foreach(json_object_get(root, "norm_ppf"), i, pair)
     {
         double p = json_number_value(json_array_get(pair, 0));
-        snprintf(what, sizeof(what), "quantile(%g)", p);
+        snprintf(what, sizeof(what), "quantile(%.15g)", p);
         check_num(&c, what, asb_norm_quantile(p), json_number_value(json_array_get(pair, 1)),
                   TOL_NORMAL);
     }
