@@ -79,7 +79,7 @@ static int value_tie_term(const double *d, size_t n, double *term, asb_error_t *
 static int exact_k(size_t n, double alpha, size_t *k, double *achieved, asb_error_t *err)
 {
     size_t m = n * (n + 1) / 2;
-    double *pmf = malloc((m + 1) * sizeof(*pmf));
+    double *pmf = calloc(m + 1, sizeof(*pmf));
     if (!pmf)
         return asb_err_sys(err, ENOMEM, "confidence interval: exact distribution, n = %zu", n);
     asb_signrank_pmf(n, pmf);

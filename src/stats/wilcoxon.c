@@ -64,7 +64,7 @@ static int compare_abs(const void *pa, const void *pb)
 static double exact_p_value(size_t count, double w_plus, asb_error_t *err, int *rc)
 {
     size_t m = count * (count + 1) / 2;
-    double *pmf = malloc((m + 1) * sizeof(*pmf));
+    double *pmf = calloc(m + 1, sizeof(*pmf));
     if (!pmf) {
         *rc = asb_err_sys(err, ENOMEM, "wilcoxon: exact distribution for n = %zu", count);
         return NAN;
