@@ -16,6 +16,7 @@
 #include "stats/describe.h"
 #include "stats/normal.h"
 #include "stats/paired.h"
+#include "stats/paired_json.h"
 #include "stats/rng.h"
 #include "stats/signtest.h"
 #include "stats/walsh.h"
@@ -228,6 +229,19 @@ static void check_dataset(json_t *ds, json_t *params, checker_t *total)
     check_num(&c, "analyze.mde", p.mde.paired_t, m.paired_t, 0.0);
     check_num(&c, "analyze.median_x", p.x.median,
               jnum(json_object_get(exp, "describe_x"), "median"), TOL_ESTIMATE);
+
+    json_t *js = asb_paired_json(&p);
+    assert_non_null(js);
+    check_num(&c, "json.ci_low",
+              json_number_value(json_object_get(json_object_get(js, "hodges_lehmann"), "ci_low")),
+              hl.lo, 0.0);
+    check_num(&c, "json.p_value",
+              json_number_value(json_object_get(json_object_get(js, "wilcoxon"), "p_value")),
+              p.wilcoxon.p_value, 0.0);
+    check_int(&c, "json.z_null",
+              json_is_null(json_object_get(json_object_get(js, "wilcoxon"), "z")),
+              p.wilcoxon.method == ASB_STATS_EXACT);
+    json_decref(js);
 
     char line[256];
     assert_int_equal(asb_paired_verdict(&p, "profile", "reference", "ms", line, sizeof(line), &err),
