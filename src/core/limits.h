@@ -49,6 +49,13 @@
 #define ASB_BACKSTOP_SLACK_S 1.0
 #define ASB_BACKSTOP_GRACE_S 2.0
 
+/* Paired latency statistics (src/stats). */
+#define ASB_STATS_EXACT_MAX_N 50 /* exact signed-rank null distribution up to here (as scipy 'auto') */
+#define ASB_STATS_MAX_WALSH_N 2000 /* n(n+1)/2 Walsh averages held in memory: 2001000 doubles */
+#define ASB_STATS_DEFAULT_CONF 0.95
+#define ASB_STATS_DEFAULT_ALPHA 0.05
+#define ASB_STATS_DEFAULT_POWER 0.80
+
 /* Names and places. */
 #define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
 #define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */
