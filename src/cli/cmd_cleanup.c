@@ -1,9 +1,33 @@
+/* cmd_cleanup.c - `agent-sandbox cleanup`: remove owner-tagged leftovers and say what went. */
 #include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int cli_cleanup(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_error("cleanup: not built yet");
-    return CLI_EXIT_INTERNAL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: agent-sandbox cleanup\n\nRemoves cgroups, temp dirs and containers "
+                   "left by runs whose owner process\nis gone (a crash or a kill), and prints "
+                   "each one removed. Runs of live owners are\nnever touched.\n");
+            return 0;
+        }
+        cli_error("cleanup: unknown option '%s'", argv[i]);
+        return CLI_EXIT_USAGE;
+    }
+    char *report = NULL;
+    asb_error_t err;
+    int rc = asb_cleanup(&report, &err);
+    if (report && *report)
+        fputs(report, stdout);
+    else
+        puts("nothing to clean up");
+    free(report);
+    if (rc < 0) {
+        cli_error("%s", err.message);
+        return CLI_EXIT_INTERNAL;
+    }
+    return 0;
 }

@@ -137,7 +137,7 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
         return asb_err(err, -EINVAL, "memory limit below 4 MiB cannot start a process");
     *out = *def;
 #define TAKE(f)                                                                                    \
-    if (req->f != 0)                                                                                 \
+    if (req->f != 0)                                                                               \
         out->f = req->f;
     TAKE(timeout_s)
     TAKE(memory_bytes)

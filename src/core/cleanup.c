@@ -1,0 +1,93 @@
+/* cleanup.c - remove owner-tagged leftovers of runs whose owner died (a crash, a SIGKILL). A live
+ * owner's objects are never touched, so cleanup is safe while other sandboxes run. */
+#include "core/error.h"
+#include "core/limits.h"
+#include "core/owner.h"
+#include "io/rmtree.h"
+#include "native/cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void append(char **report, const char *line)
+{
+    size_t old = *report ? strlen(*report) : 0, add = strlen(line);
+    char *n = realloc(*report, old + add + 2);
+    if (!n)
+        return;
+    memcpy(n + old, line, add);
+    n[old + add] = '\n';
+    n[old + add + 1] = '\0';
+    *report = n;
+}
+
+/* Subprocess temp dirs: ASB_SUBPROCESS_TMP_PARENT/asb-<pid>-<start>-<random>. */
+static int reap_temp_dirs(char **report, asb_error_t *err)
+{
+    int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent < 0)
+        return asb_err_sys(err, errno, "open %s", ASB_SUBPROCESS_TMP_PARENT);
+    int dfd = dup(parent);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        close(parent);
+        return asb_err_sys(err, errno, "list %s", ASB_SUBPROCESS_TMP_PARENT);
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        pid_t pid;
+        uint64_t start;
+        struct stat st;
+        if (!asb_owner_parse(e->d_name, &pid, &start) || asb_owner_alive(pid, start))
+            continue;
+        /* Only directories we could have made: owned by us, not a symlink. */
+        if (fstatat(parent, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        asb_error_t e2;
+        char line[600];
+        if (asb_rmtree_at(parent, e->d_name, &e2) == 0) {
+            snprintf(line, sizeof(line), "removed temp dir %s/%s", ASB_SUBPROCESS_TMP_PARENT,
+                     e->d_name);
+            append(report, line);
+        } else if (e2.code != -ENOENT) {
+            rc = asb_err(err, e2.code, "remove %s/%s: %s", ASB_SUBPROCESS_TMP_PARENT, e->d_name,
+                         e2.message);
+        }
+    }
+    closedir(d);
+    close(parent);
+    return rc;
+}
+
+int asb_cleanup(char **report, asb_error_t *err)
+{
+    *report = NULL;
+    int rc = 0;
+    asb_cgroup_host_t host;
+    asb_error_t e;
+    if (asb_cgroup_detect(&host, &e) == 0) {
+        char *cg = NULL;
+        if (asb_cgroup_reap_stale(&host, &cg, &e) < 0)
+            rc = asb_err(err, e.code, "cgroups: %s", e.message);
+        if (cg) {
+            size_t len = strlen(cg);
+            while (len && cg[len - 1] == '\n')
+                cg[--len] = '\0';
+            if (len)
+                append(report, cg);
+            free(cg);
+        }
+    }
+    int r2 = reap_temp_dirs(report, rc < 0 ? &e : err);
+    return rc < 0 ? rc : r2;
+}

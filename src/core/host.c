@@ -1,0 +1,205 @@
+/* host.c - what this host can enforce: the `profiles` listing and the `preflight` check. */
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "core/limits.h"
+#include "core/profiles.h"
+#include "native/cgroup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+typedef struct host_facts {
+    char kernel[128];
+    int landlock_abi;
+    bool userns, seccomp, openat2;
+    asb_cgroup_host_t cg;
+    bool cg_ok;
+    char cg_error[512];
+} host_facts_t;
+
+static long read_long(const char *path)
+{
+    char buf[32];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+static void probe(host_facts_t *h)
+{
+    memset(h, 0, sizeof(*h));
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1);
+    h->landlock_abi = abi > 0 ? (int)abi : 0;
+    h->userns = read_long("/proc/sys/user/max_user_namespaces") > 0 &&
+                access("/proc/self/ns/user", F_OK) == 0;
+    h->seccomp = access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
+    /* openat2 with a NULL how fails with EFAULT when it exists. */
+    h->openat2 = !(syscall(SYS_openat2, AT_FDCWD, ".", NULL, 0) < 0 && errno == ENOSYS);
+    asb_error_t err;
+    h->cg_ok = asb_cgroup_detect(&h->cg, &err) == 0;
+    if (!h->cg_ok)
+        snprintf(h->cg_error, sizeof(h->cg_error), "%s", err.message);
+}
+
+static json_t *control(const char *name, json_t *wanted, bool enforceable, const char *host_note)
+{
+    return json_pack("{s:s, s:o, s:b, s:s}", "control", name, "wanted", wanted, "host_enforces",
+                     enforceable, "host", host_note);
+}
+
+static json_t *facts_json(const host_facts_t *h)
+{
+    char cg[64];
+    snprintf(cg, sizeof(cg), "%s", h->cg_ok ? asb_cgroup_version_name(h->cg.version) : "none");
+    return json_pack("{s:s, s:i, s:b, s:b, s:b, s:s, s:s}", "kernel", h->kernel, "landlock_abi",
+                     h->landlock_abi, "user_namespaces", h->userns, "seccomp", h->seccomp,
+                     "openat2", h->openat2, "cgroup", cg, "cgroup_error", h->cg_error);
+}
+
+static const char *seccomp_policy_name(asb_seccomp_policy_t s)
+{
+    return s == ASB_SECCOMP_HARDENED         ? "hardened"
+           : s == ASB_SECCOMP_DOCKER_DEFAULT ? "docker_default"
+                                             : "none";
+}
+
+static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
+{
+    json_t *c = json_array();
+    char note[160];
+    if (!p->sandboxed) {
+        json_array_append_new(c, control("host_process", json_true(), true,
+                                         "UNSAFE: runs on the host with the caller's privileges"));
+    } else {
+        const struct {
+            const char *name;
+            bool on;
+        } ns[] = {{"user_namespace", p->ns_user},   {"pid_namespace", p->ns_pid},
+                  {"mount_namespace", p->ns_mount}, {"ipc_namespace", p->ns_ipc},
+                  {"uts_namespace", p->ns_uts},     {"cgroup_namespace", p->ns_cgroup},
+                  {"network_namespace", p->ns_net}};
+        for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+            json_array_append_new(
+                c, control(ns[i].name, json_boolean(ns[i].on), h->userns,
+                           ns[i].on ? (h->userns ? "available" : "user namespaces disabled")
+                                    : (strcmp(ns[i].name, "network_namespace") == 0
+                                           ? "host network (by design)"
+                                           : "not used")));
+        json_array_append_new(c, control("root",
+                                         json_string(p->root == ASB_ROOT_ALLOWLIST_RO
+                                                         ? "allowlisted system paths, read-only"
+                                                         : "tmpfs root, system paths read-only"),
+                                         true, "pivot_root"));
+        json_array_append_new(c,
+                              control("capabilities",
+                                      json_string(p->caps == ASB_CAPS_NONE ? "none (all sets empty)"
+                                                                           : "docker default set"),
+                                      true, "capset + bounding set"));
+        snprintf(note, sizeof(note), "%s", h->seccomp ? "seccomp-bpf" : "seccomp unavailable");
+        json_array_append_new(
+            c, control("seccomp", json_string(seccomp_policy_name(p->seccomp)), h->seccomp, note));
+        json_array_append_new(
+            c, control("no_new_privs", json_boolean(p->no_new_privs), true, "prctl"));
+        if (h->landlock_abi)
+            snprintf(note, sizeof(note), "landlock: ABI %d", h->landlock_abi);
+        else
+            snprintf(note, sizeof(note), "landlock: not offered by this kernel");
+        json_array_append_new(c, control("landlock", json_boolean(p->landlock),
+                                         !p->landlock || h->landlock_abi > 0, note));
+        snprintf(note, sizeof(note), "cgroup: %s",
+                 h->cg_ok ? asb_cgroup_version_name(h->cg.version) : h->cg_error);
+        json_array_append_new(
+            c, control("cgroup_limits", json_boolean(p->cgroup), !p->cgroup || h->cg_ok, note));
+    }
+    bool all = true;
+    for (size_t i = 0; i < json_array_size(c); i++)
+        all &= json_is_true(json_object_get(json_array_get(c, i), "host_enforces"));
+    json_t *lim = asb_limits_json(&p->defaults);
+    return json_pack("{s:s, s:s, s:o, s:o, s:b}", "name", p->name, "summary", p->summary,
+                     "controls", c, "default_limits", lim, "runnable_here", all);
+}
+
+int asb_profiles_json(const char *backend, char **json, asb_error_t *err)
+{
+    if (backend && strcmp(backend, "native") != 0)
+        return strcmp(backend, "docker") == 0
+                   ? asb_docker_profiles_json(json, err)
+                   : asb_err(err, -EINVAL, "unknown backend '%s'", backend);
+    host_facts_t h;
+    probe(&h);
+    size_t n;
+    const asb_profile_t *t = asb_profile_table(&n);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, profile_json(&t[i], &h));
+    json_t *o =
+        json_pack("{s:s, s:o, s:o}", "backend", "native", "host", facts_json(&h), "profiles", arr);
+    *json = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return *json ? 0 : asb_err_sys(err, ENOMEM, "profiles");
+}
+
+int asb_preflight(char **json, asb_error_t *err)
+{
+    host_facts_t h;
+    probe(&h);
+    json_t *checks = json_array();
+    bool ok = true;
+#define CHECK(name, cond, detail)                                                                  \
+    do {                                                                                           \
+        bool c_ = (cond);                                                                          \
+        ok &= c_;                                                                                  \
+        json_array_append_new(                                                                     \
+            checks, json_pack("{s:s, s:b, s:s}", "check", name, "ok", c_, "detail", detail));      \
+    } while (0)
+    char d[512];
+    CHECK("user_namespaces", h.userns, h.userns ? "available" : "disabled or absent");
+    CHECK("seccomp", h.seccomp, h.seccomp ? "available" : "absent");
+    snprintf(d, sizeof(d), "ABI %d", h.landlock_abi);
+    CHECK("landlock", h.landlock_abi > 0, d);
+    CHECK("openat2", h.openat2, h.openat2 ? "available" : "absent (file-out guard needs it)");
+    snprintf(d, sizeof(d), "%s", h.cg_ok ? asb_cgroup_version_name(h.cg.version) : h.cg_error);
+    CHECK("cgroup", h.cg_ok, d);
+
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    const char *argv[] = {"/bin/sh", "-c", "echo preflight-ok", NULL};
+    cfg.argv = argv;
+    asb_result_t res;
+    asb_error_t rerr;
+    int rc = asb_run(&cfg, &res, &rerr);
+    bool run_ok = rc == 0 && res.status == ASB_STATUS_COMPLETED && res.attestation.valid &&
+                  res.out.len == 13 && memcmp(res.out.data, "preflight-ok\n", 13) == 0;
+    snprintf(d, sizeof(d), "%s",
+             run_ok ? "attested hardened run completed"
+                    : (rc < 0 ? rerr.message : (res.error ? res.error : "unexpected result")));
+    CHECK("hardened_run", run_ok, d);
+#undef CHECK
+    json_t *result = asb_result_json(&res);
+    asb_result_free(&res);
+    json_t *o = json_pack("{s:b, s:o, s:o, s:o}", "ok", ok, "host", facts_json(&h), "checks",
+                          checks, "run", result ? result : json_null());
+    *json = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    if (!*json)
+        return asb_err_sys(err, ENOMEM, "preflight");
+    return ok ? 0 : asb_err(err, -ENOTSUP, "preflight failed");
+}
