@@ -1,0 +1,316 @@
+/* Unit tests of the core: plan validation, the profile table, JSON of hostile bytes, names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "agent_sandbox.h"
+#include "core/json.h"
+#include "core/limits.h"
+#include "core/plan.h"
+#include "core/profiles.h"
+#include "core/result.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int build(asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
+{
+    int rc = asb_plan_build(cfg, plan, err);
+    return rc;
+}
+
+static void test_plan_defaults(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.code = "print(1)";
+    asb_plan_t plan;
+    asb_error_t err;
+    assert_int_equal(build(&cfg, &plan, &err), 0);
+    assert_string_equal(plan.profile.name, "hardened");
+    assert_string_equal(plan.backend, "native");
+    assert_string_equal(plan.argv[0], ASB_DEFAULT_INTERPRETER);
+    assert_string_equal(plan.argv[1], ASB_CODE_FILE);
+    assert_null(plan.argv[2]);
+    assert_int_equal(plan.limits.memory_bytes, ASB_HARDENED_MEMORY_BYTES);
+    assert_int_equal(plan.limits.pids, ASB_HARDENED_PIDS);
+    assert_int_equal(strlen(plan.nonce), 32);
+    assert_int_equal(strlen(plan.run_id), 16);
+    /* The environment is exactly the fixed set: nothing of ours leaks in. */
+    setenv("ASB_TEST_HOST_SECRET", "x", 1);
+    for (size_t i = 0; plan.env[i]; i++)
+        assert_null(strstr(plan.env[i], "ASB_TEST_HOST_SECRET"));
+    assert_int_equal(plan.n_env, 5);
+    asb_plan_free(&plan);
+}
+
+static void test_plan_nonces_differ(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.code = "";
+    asb_plan_t a, b;
+    asb_error_t err;
+    assert_int_equal(build(&cfg, &a, &err), 0);
+    assert_int_equal(build(&cfg, &b, &err), 0);
+    assert_string_not_equal(a.nonce, b.nonce);
+    assert_string_not_equal(a.run_id, b.run_id);
+    asb_plan_free(&a);
+    asb_plan_free(&b);
+}
+
+static void expect_refused(asb_config_t *cfg, const char *needle)
+{
+    asb_plan_t plan;
+    asb_error_t err;
+    int rc = build(cfg, &plan, &err);
+    asb_plan_free(&plan);
+    assert_true(rc < 0);
+    if (!strstr(err.message, needle))
+        fail_msg("error '%s' does not mention '%s'", err.message, needle);
+}
+
+static void test_plan_rejects_bad_input(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    const char *argv[] = {"/bin/true", NULL};
+    const char *empty_argv[] = {"", NULL};
+
+    asb_config_init(&cfg);
+    expect_refused(&cfg, "exactly one");
+    cfg.code = "x";
+    cfg.argv = argv;
+    expect_refused(&cfg, "exactly one");
+
+    asb_config_init(&cfg);
+    cfg.argv = empty_argv;
+    expect_refused(&cfg, "empty program");
+
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.profile = "paranoid";
+    expect_refused(&cfg, "unknown profile 'paranoid'");
+
+    cfg.profile = "hardened";
+    cfg.backend = "qemu";
+    expect_refused(&cfg, "unknown backend 'qemu'");
+
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.timeout_s = -1;
+    expect_refused(&cfg, "timeout");
+    cfg.limits.timeout_s = 0;
+    cfg.limits.memory_bytes = 1024;
+    expect_refused(&cfg, "memory");
+
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    const char *bad_env[] = {"1X=y"};
+    cfg.env = bad_env;
+    cfg.n_env = 1;
+    expect_refused(&cfg, "KEY");
+
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    const char *outs[] = {"../x"};
+    cfg.files_out = outs;
+    cfg.n_files_out = 1;
+    expect_refused(&cfg, "file-out '../x'");
+    const char *dup_outs[] = {"a", "a"};
+    cfg.files_out = dup_outs;
+    cfg.n_files_out = 2;
+    expect_refused(&cfg, "given twice");
+
+    asb_config_init(&cfg);
+    cfg.code = "x";
+    asb_file_in_t ins[] = {{.host_path = "/etc/hostname", .name = ASB_CODE_FILE}};
+    cfg.files_in = ins;
+    cfg.n_files_in = 1;
+    expect_refused(&cfg, "reserved");
+
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.profile = "subprocess";
+    cfg.weaken = ASB_WEAKEN_SECCOMP;
+    expect_refused(&cfg, "no controls to weaken");
+    cfg.profile = "hardened";
+    cfg.weaken = 1u << 20;
+    expect_refused(&cfg, "unknown weaken");
+}
+
+static void test_plan_overrides_and_env(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    const char *argv[] = {"python3", "-V", NULL};
+    const char *env[] = {"PATH=/usr/bin", "FOO=bar"};
+    cfg.argv = argv;
+    cfg.env = env;
+    cfg.n_env = 2;
+    cfg.limits.memory_bytes = 256 * ASB_MIB;
+    cfg.limits.timeout_s = 2.5;
+    asb_plan_t plan;
+    asb_error_t err;
+    assert_int_equal(build(&cfg, &plan, &err), 0);
+    assert_int_equal(plan.limits.memory_bytes, 256 * ASB_MIB);
+    assert_true(plan.limits.timeout_s == 2.5);
+    assert_int_equal(plan.limits.pids, ASB_HARDENED_PIDS); /* untouched default */
+    int paths = 0, foo = 0;
+    for (size_t i = 0; plan.env[i]; i++) {
+        paths += strncmp(plan.env[i], "PATH=", 5) == 0;
+        foo += strcmp(plan.env[i], "FOO=bar") == 0;
+    }
+    assert_int_equal(paths, 1); /* the addition replaced the fixed PATH */
+    assert_int_equal(foo, 1);
+    asb_plan_free(&plan);
+}
+
+static void test_profile_table(void **state)
+{
+    (void)state;
+    const asb_profile_t *h = asb_profile_find("hardened");
+    assert_non_null(h);
+    assert_true(h->ns_net && h->ns_user && h->ns_pid && h->ns_mount && h->landlock);
+    assert_true(h->no_new_privs);
+    assert_int_equal(h->caps, ASB_CAPS_NONE);
+    assert_int_equal(h->seccomp, ASB_SECCOMP_HARDENED);
+    assert_int_equal(h->root, ASB_ROOT_ALLOWLIST_RO);
+    assert_int_equal(h->uid, 65534);
+    assert_int_equal(h->defaults.memory_bytes, 128 * ASB_MIB);
+    assert_int_equal(h->defaults.pids, 64);
+    assert_true(h->defaults.cpus == 1.0);
+    assert_int_equal(h->defaults.fsize_bytes, 16 * ASB_MIB);
+    assert_int_equal(h->defaults.nofile, 256);
+    assert_true(h->tmp_noexec);
+
+    const asb_profile_t *b = asb_profile_find("baseline");
+    assert_non_null(b);
+    assert_false(b->ns_net);
+    assert_int_equal(b->caps, ASB_CAPS_DOCKER_DEFAULT);
+    assert_int_equal(b->seccomp, ASB_SECCOMP_DOCKER_DEFAULT);
+    assert_int_equal(b->defaults.memory_bytes, 512 * ASB_MIB);
+    assert_int_equal(b->defaults.pids, 1024);
+    assert_int_equal(__builtin_popcountll(asb_docker_default_caps()), 14);
+
+    const asb_profile_t *s = asb_profile_find("subprocess");
+    assert_non_null(s);
+    assert_false(s->sandboxed);
+    assert_null(asb_profile_find("Hardened"));
+    assert_ptr_equal(asb_profile_find(NULL), h); /* default */
+    const char *const *names = asb_profile_names();
+    assert_string_equal(names[0], "subprocess");
+    assert_string_equal(names[2], "hardened");
+    assert_null(names[3]);
+}
+
+static void test_plain_names(void **state)
+{
+    (void)state;
+    const char *ok[] = {"a", "out.txt", ".hidden", "x..y", "ünï", "a b"};
+    const char *bad[] = {"", ".", "..", "../x", "a/b", "/abs", "a\nb", "a\x7f"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        assert_true(asb_valid_plain_name(ok[i], NULL));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_false(asb_valid_plain_name(bad[i], NULL));
+    char longname[300];
+    memset(longname, 'a', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    assert_false(asb_valid_plain_name(longname, NULL));
+    assert_false(asb_valid_plain_name(NULL, NULL));
+}
+
+/* Any bytes the program writes must become valid JSON, and the exact bytes must survive. */
+static void test_json_odd_bytes(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    asb_result_init(&r);
+    static const unsigned char out[] = {'o', 'k', 0, 0xff, 0xc3, 0x28, '\n', 0xe2, 0x82};
+    static const unsigned char err[] = "plain \"quoted\" \\ text\t\n";
+    r.out.data = malloc(sizeof(out));
+    memcpy(r.out.data, out, sizeof(out));
+    r.out.len = sizeof(out);
+    r.err.data = malloc(sizeof(err) - 1);
+    memcpy(r.err.data, err, sizeof(err) - 1);
+    r.err.len = sizeof(err) - 1;
+    r.status = ASB_STATUS_COMPLETED;
+    r.exit_code = 0;
+    char *s = NULL;
+    asb_error_t e;
+    assert_int_equal(asb_result_to_json(&r, &s, &e), 0);
+    for (const char *p = s; *p; p++)
+        assert_true((unsigned char)*p < 0x80); /* pure ASCII */
+    json_error_t je;
+    json_t *o = json_loads(s, JSON_ALLOW_NUL, &je);
+    assert_non_null(o);
+    /* Text: NUL kept, invalid sequences replaced by U+FFFD. */
+    json_t *so = json_object_get(o, "stdout");
+    /* "ok" NUL, U+FFFD for 0xff, U+FFFD for 0xc3, "(", "\n", U+FFFD for each of 0xe2 0x82 */
+    assert_int_equal(json_string_length(so), 2 + 1 + 3 + 3 + 1 + 1 + 3 + 3);
+    assert_int_equal(json_string_value(so)[2], '\0');
+    /* Exact bytes via base64. */
+    const char *b64 = json_string_value(json_object_get(o, "stdout_base64"));
+    assert_non_null(b64);
+    assert_string_equal(b64, "b2sA/8MoCuKC");
+    assert_null(json_object_get(o, "stderr_base64")); /* valid UTF-8: text only */
+    assert_string_equal(json_string_value(json_object_get(o, "stderr")), (const char *)err);
+    assert_string_equal(json_string_value(json_object_get(o, "status")), "completed");
+    json_decref(o);
+    free(s);
+    asb_result_free(&r);
+}
+
+static void test_utf8_validator(void **state)
+{
+    (void)state;
+    assert_true(asb_utf8_valid((const unsigned char *)"h\xc3\xa9llo \xf0\x9f\x98\x80", 11));
+    assert_false(asb_utf8_valid((const unsigned char *)"\xc0\xaf", 2));         /* overlong */
+    assert_false(asb_utf8_valid((const unsigned char *)"\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(asb_utf8_valid((const unsigned char *)"\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+    assert_false(asb_utf8_valid((const unsigned char *)"\xe2\x82", 2));         /* truncated */
+}
+
+static void test_exit_status_mapping(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    asb_result_init(&r);
+    r.status = ASB_STATUS_COMPLETED;
+    r.exit_code = 3;
+    assert_int_equal(asb_result_exit_status(&r), 3);
+    r.status = ASB_STATUS_TIMEOUT;
+    assert_int_equal(asb_result_exit_status(&r), 124);
+    r.status = ASB_STATUS_OOM_KILLED;
+    assert_int_equal(asb_result_exit_status(&r), 137);
+    r.status = ASB_STATUS_OUTPUT_LIMIT;
+    assert_int_equal(asb_result_exit_status(&r), 137);
+    r.status = ASB_STATUS_KILLED;
+    assert_int_equal(asb_result_exit_status(&r), 137);
+    r.status = ASB_STATUS_SANDBOX_ERROR;
+    assert_int_equal(asb_result_exit_status(&r), 125);
+    assert_string_equal(asb_status_name(ASB_STATUS_OOM_KILLED), "oom_killed");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_defaults),
+        cmocka_unit_test(test_plan_nonces_differ),
+        cmocka_unit_test(test_plan_rejects_bad_input),
+        cmocka_unit_test(test_plan_overrides_and_env),
+        cmocka_unit_test(test_profile_table),
+        cmocka_unit_test(test_plain_names),
+        cmocka_unit_test(test_json_odd_bytes),
+        cmocka_unit_test(test_utf8_validator),
+        cmocka_unit_test(test_exit_status_mapping),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
