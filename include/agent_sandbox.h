@@ -29,7 +29,8 @@ typedef struct asb_error {
     char message[1024]; /* "what (why)": e.g. "mount /proc (Operation not permitted)" */
 } asb_error_t;
 
-/* ---- configuration ----------------------------------------------------------------------------- */
+/* ---- configuration -----------------------------------------------------------------------------
+ */
 
 /* Limits. A zero field means "the profile's default". The result records both the requested and
  * the enforced values. */
@@ -93,7 +94,8 @@ typedef struct asb_config {
 /* Zero a config and set nothing else: every zero field means "default". */
 void asb_config_init(asb_config_t *cfg);
 
-/* ---- result ------------------------------------------------------------------------------------ */
+/* ---- result ------------------------------------------------------------------------------------
+ */
 
 typedef enum asb_status {
     ASB_STATUS_COMPLETED = 0,
@@ -122,20 +124,21 @@ typedef struct asb_file_refused {
 /* What the trusted supervisor observed from inside, after every control was applied to the
  * workload process and before the workload's program started. */
 typedef struct asb_attestation {
-    bool present;       /* an attestation arrived, tagged with this run's nonce */
-    bool valid;         /* it matched what the profile requires */
-    char *mismatch;     /* why not, when !valid */
-    char nonce[40];     /* the per-run nonce it was tagged with */
-    long uid, gid;      /* real/effective uid and gid of the workload (inside) */
+    bool present;   /* an attestation arrived, tagged with this run's nonce */
+    bool valid;     /* it matched what the profile requires */
+    char *mismatch; /* why not, when !valid */
+    char nonce[40]; /* the per-run nonce it was tagged with */
+    long uid, gid;  /* real/effective uid and gid of the workload (inside) */
     uint64_t cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
-    int no_new_privs;   /* 0/1 */
-    int seccomp_mode;   /* 0 none, 2 filter */
-    int landlock_abi;   /* ABI offered by the kernel, 0 = none */
+    int no_new_privs; /* 0/1 */
+    int seccomp_mode; /* 0 none, 2 filter */
+    int landlock_abi; /* ABI offered by the kernel, 0 = none */
     bool landlock_enforced;
-    char *net_ifaces;   /* comma-separated interface names visible to the workload */
-    bool root_readonly; /* "/" cannot be written */
+    bool abstract_unix_scoped; /* a connect to an abstract socket outside was refused */
+    char *net_ifaces;          /* comma-separated interface names visible to the workload */
+    bool root_readonly;        /* "/" cannot be written */
     char *hostname;
-    char *pid_ns;       /* e.g. "pid:[4026532345]" (differs from the host's) */
+    char *pid_ns; /* e.g. "pid:[4026532345]" (differs from the host's) */
 } asb_attestation_t;
 
 typedef struct asb_result {
@@ -180,7 +183,8 @@ int asb_result_exit_status(const asb_result_t *res);
 /* The result record as JSON (UTF-8, valid for any bytes the program wrote). *json is malloc'd. */
 int asb_result_to_json(const asb_result_t *res, char **json, asb_error_t *err);
 
-/* ---- profiles, host facts, maintenance -------------------------------------------------------- */
+/* ---- profiles, host facts, maintenance --------------------------------------------------------
+ */
 
 /* Names of the profiles, NULL-terminated, in table order. */
 const char *const *asb_profile_names(void);

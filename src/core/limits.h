@@ -50,7 +50,8 @@
 #define ASB_BACKSTOP_GRACE_S 2.0
 
 /* Paired latency statistics (src/stats). */
-#define ASB_STATS_EXACT_MAX_N 50 /* exact signed-rank null distribution up to here (as scipy 'auto') */
+#define ASB_STATS_EXACT_MAX_N                                                                      \
+    50 /* exact signed-rank null distribution up to here (as scipy 'auto') */
 #define ASB_STATS_MAX_WALSH_N 2000 /* n(n+1)/2 Walsh averages held in memory: 2001000 doubles */
 #define ASB_STATS_DEFAULT_CONF 0.95
 #define ASB_STATS_DEFAULT_ALPHA 0.05
@@ -72,7 +73,8 @@
 #define ASB_CGROUP_MAX_HIERARCHIES 4    /* v1: memory, pids, cpu, cpuacct (fewer when co-mounted) */
 #define ASB_CGROUP_CPU_PERIOD_US 100000 /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
 #define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
-#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go  \
-                                          */
+#define ASB_CGROUP_DRAIN_TIMEOUT_MS                                                                \
+    2000 /* destroy/reap: how long to wait for killed tasks to go                                  \
+          */
 
 #endif

@@ -298,7 +298,7 @@ static void apply_weakenings(asb_profile_t *p, uint32_t weaken)
     if (weaken & ASB_WEAKEN_SECCOMP)
         p->seccomp = ASB_SECCOMP_NONE;
     if (weaken & ASB_WEAKEN_LANDLOCK)
-        p->landlock = false;
+        p->landlock = p->landlock_scope = false;
     if (weaken & ASB_WEAKEN_CGROUP)
         p->cgroup = false;
     if (weaken & ASB_WEAKEN_MOUNTS)

@@ -53,6 +53,7 @@ static const asb_profile_t PROFILES[] = {
         .seccomp = ASB_SECCOMP_DOCKER_DEFAULT,
         .no_new_privs = false,
         .landlock = false,
+        .landlock_scope = true,
         .cgroup = true,
         .uid = 0,
         .gid = 0,
@@ -87,6 +88,7 @@ static const asb_profile_t PROFILES[] = {
         .seccomp = ASB_SECCOMP_HARDENED,
         .no_new_privs = true,
         .landlock = true,
+        .landlock_scope = false, /* own net+pid namespaces; scope still applied on ABI >= 6 */
         .cgroup = true,
         .uid = ASB_HARDENED_UID,
         .gid = ASB_HARDENED_GID,

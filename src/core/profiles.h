@@ -38,6 +38,10 @@ typedef struct asb_profile {
     asb_seccomp_policy_t seccomp;
     bool no_new_privs;
     bool landlock;
+    /* Landlock scoping only (ABI >= 6): no connects to abstract unix sockets and no signals
+     * outside the sandbox. Baseline shares the host network namespace, and with it the host's
+     * abstract socket namespace (X11, D-Bus, container runtimes listen there). */
+    bool landlock_scope;
     bool cgroup;   /* memory (no swap), pids, cpu limits */
     long uid, gid; /* inside; -1 = unchanged */
     asb_limits_t defaults;

@@ -83,6 +83,22 @@ static int add_rule(int ruleset, const char *path, uint64_t access, uint64_t han
     return 0;
 }
 
+int sup_landlock_scope_only(asb_error_t *err)
+{
+    int abi = sup_landlock_abi();
+    if (abi < 6)
+        return asb_err(err, -ENOSYS, "landlock scoping needs ABI 6, this kernel offers %d", abi);
+    struct ll_ruleset_attr attr = {.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL};
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+    if (rs < 0)
+        return asb_err_sys(err, errno, "landlock: create scope ruleset");
+    int rc = 0;
+    if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+        rc = asb_err_sys(err, errno, "landlock: restrict scope");
+    close(rs);
+    return rc;
+}
+
 int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_error_t *err)
 {
     int abi = sup_landlock_abi();

@@ -22,7 +22,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -242,14 +244,29 @@ int main(void)
     if (sfd < 0)
         return fatal(&spec, "signalfd failed");
 
+    /* The listener the workload's scope probe must fail to reach (see workload.c). */
+    char probe_name[64];
+    snprintf(probe_name, sizeof(probe_name), "asb-scope-probe-%s", spec.nonce);
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un psa = {.sun_family = AF_UNIX};
+    memcpy(psa.sun_path + 1, probe_name, strlen(probe_name));
+    if (probe < 0 ||
+        bind(probe, (struct sockaddr *)&psa,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(probe_name))) < 0 ||
+        listen(probe, 1) < 0)
+        return fatal(&spec, "cannot create the scope probe socket");
+
     run_state_t st = {.spec = &spec};
     st.workload = fork();
     if (st.workload < 0)
         return fatal(&spec, "fork workload failed");
     if (st.workload == 0) {
         close(outp[0]), close(errp[0]), close(attp[0]), close(gop[1]), close(sfd);
-        sup_workload_fds_t fds = {
-            .out_w = outp[1], .err_w = errp[1], .attest_w = attp[1], .go_r = gop[0]};
+        sup_workload_fds_t fds = {.out_w = outp[1],
+                                  .err_w = errp[1],
+                                  .attest_w = attp[1],
+                                  .go_r = gop[0],
+                                  .scope_probe = probe_name};
         sup_workload_main(&spec, workspace, &fds);
     }
     close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
@@ -262,6 +279,7 @@ int main(void)
             return fatal(&spec, att + 6);
         return fatal(&spec, "the workload sent no attestation");
     }
+    close(probe);
     json_t *ao = json_loads(att, 0, NULL);
     if (!ao) {
         kill_all(&st);

@@ -17,7 +17,7 @@ typedef struct sup_file_in {
 typedef struct sup_spec {
     char nonce[40];
     asb_root_policy_t root;
-    bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, no_new_privs;
+    bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, landlock_scope, no_new_privs;
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
     uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */
@@ -50,13 +50,16 @@ int sup_loopback_up(asb_error_t *err);
 
 /* Landlock: ABI offered by this kernel (0 = none); restrict the calling thread. */
 int sup_landlock_abi(void);
+/* Scoping only (no file system rules): abstract unix sockets and signals stay inside. */
+int sup_landlock_scope_only(asb_error_t *err);
 int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
 
 /* Workload process: apply every control, attest, wait for go, exec. Never returns. */
 typedef struct sup_workload_fds {
-    int out_w, err_w; /* pipes to the supervisor */
-    int attest_w;     /* attestation to the supervisor (CLOEXEC) */
-    int go_r;         /* "go" byte from the supervisor (CLOEXEC) */
+    int out_w, err_w;        /* pipes to the supervisor */
+    int attest_w;            /* attestation to the supervisor (CLOEXEC) */
+    int go_r;                /* "go" byte from the supervisor (CLOEXEC) */
+    const char *scope_probe; /* abstract socket name the supervisor listens on */
 } sup_workload_fds_t;
 __attribute__((noreturn)) void sup_workload_main(const sup_spec_t *spec, const char *workspace,
                                                  const sup_workload_fds_t *fds);

@@ -20,7 +20,10 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
+#include <stddef.h>
 #include <unistd.h>
 
 static int last_cap(void)
@@ -94,7 +97,7 @@ static uint64_t parse_hex(const char *s)
 }
 
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
-static json_t *attest(int landlock_requested)
+static json_t *attest(int landlock_requested, const char *scope_probe)
 {
     json_t *o = json_object();
     char line[512];
@@ -173,6 +176,22 @@ static json_t *attest(int landlock_requested)
     if (rootfd >= 0)
         close(rootfd);
     json_object_set_new(o, "landlock_enforced", json_boolean(landlock_requested && ll));
+
+    /* Scoping: the supervisor (outside our Landlock domain) listens on an abstract socket in our
+     * network namespace; only Landlock's scope can refuse the connect with EPERM. */
+    bool scoped = false;
+    int us = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (us >= 0 && scope_probe) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        size_t len = strlen(scope_probe);
+        memcpy(sa.sun_path + 1, scope_probe, len);
+        scoped = connect(us, (struct sockaddr *)&sa,
+                         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) < 0 &&
+                 errno == EPERM;
+    }
+    if (us >= 0)
+        close(us);
+    json_object_set_new(o, "abstract_unix_scoped", json_boolean(scoped));
 
     struct utsname u;
     json_object_set_new(o, "hostname", json_string(uname(&u) == 0 ? u.nodename : ""));
@@ -270,6 +289,10 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "error:", err.message, 125);
     /* Without no_new_privs (baseline, as Docker), the filter must go on while we still hold
      * CAP_SYS_ADMIN in our namespace; it allows the capset/setuid calls that follow. */
+    /* Before seccomp and the capability drop: without no_new_privs, Landlock needs
+     * CAP_SYS_ADMIN in our namespace. */
+    if (!spec->landlock && spec->landlock_scope && sup_landlock_scope_only(&err) < 0)
+        fail(att, "error:", err.message, 125);
     if (!spec->no_new_privs && spec->seccomp != ASB_SECCOMP_NONE) {
         if (asb_seccomp_install(spec->seccomp, &err) < 0)
             fail(att, "error:", err.message, 125);
@@ -284,7 +307,7 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (!seccomp_done && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 
-    json_t *o = attest(spec->landlock);
+    json_t *o = attest(spec->landlock, fds->scope_probe);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!s)
