@@ -208,6 +208,14 @@ __attribute__((noreturn)) static void child_exec(native_run_t *r)
     _exit(125);
 }
 
+static void send_packet(int ctl, const char *type)
+{
+    char buf[64];
+    int n = snprintf(buf, sizeof(buf), "{\"type\":\"%s\"}", type);
+    while (send(ctl, buf, (size_t)n, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ;
+}
+
 static int spawn(native_run_t *r, asb_error_t *err)
 {
     const asb_profile_t *p = &r->plan->profile;
@@ -238,20 +246,15 @@ static int spawn(native_run_t *r, asb_error_t *err)
     if ((rc = write_id_map(r->pid, "uid_map", err)) < 0 ||
         (rc = write_id_map(r->pid, "gid_map", err)) < 0)
         return rc;
-    if (r->cg_created && cgfd < 0 && (rc = asb_cgroup_attach(&r->cg, r->pid, err)) < 0)
-        return rc;
     if (write(r->sync[1], "x", 1) != 1)
         return asb_err_sys(err, errno, "release supervisor");
     close_fd(&r->sync[1]);
+    /* The supervisor builds its root meanwhile and waits for this before anything that must
+     * count against the run's limits (files in, the workload). */
+    if (r->cg_created && cgfd < 0 && (rc = asb_cgroup_attach(&r->cg, r->pid, err)) < 0)
+        return rc;
+    send_packet(r->ctl[0], "cgroup_ready");
     return 0;
-}
-
-static void send_packet(int ctl, const char *type)
-{
-    char buf[64];
-    int n = snprintf(buf, sizeof(buf), "{\"type\":\"%s\"}", type);
-    while (send(ctl, buf, (size_t)n, MSG_NOSIGNAL) < 0 && errno == EINTR)
-        ;
 }
 
 static void handle_message(native_run_t *r, json_t *m, int fd)

@@ -68,7 +68,7 @@ int sup_send_error(int ctl, const char *nonce, const char *message)
     return send_obj(ctl, nonce, "error", json_pack("{s:s}", "message", message), -1);
 }
 
-int sup_wait_go(int ctl, int timeout_ms)
+int sup_wait_for(int ctl, const char *want, int timeout_ms)
 {
     struct pollfd p = {.fd = ctl, .events = POLLIN};
     for (;;) {
@@ -88,7 +88,7 @@ int sup_wait_go(int ctl, int timeout_ms)
         buf[n] = '\0';
         json_t *o = json_loads(buf, 0, NULL);
         const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
-        int go = type && strcmp(type, "go") == 0;
+        int go = type && strcmp(type, want) == 0;
         json_decref(o);
         return go;
     }

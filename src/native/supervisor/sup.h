@@ -40,8 +40,8 @@ int sup_send_json(int ctl, const char *nonce, const char *type,
                   void *json_obj /* json_t*, stolen */);
 int sup_send_fd(int ctl, const char *nonce, const char *type, int fd);
 int sup_send_error(int ctl, const char *nonce, const char *message);
-/* Wait for "go" (1) or "abort"/hangup (0), negative on error. */
-int sup_wait_go(int ctl, int timeout_ms);
+/* Wait for a message of type `want` (1); anything else, a hangup or the timeout is 0. */
+int sup_wait_for(int ctl, const char *want, int timeout_ms);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
 int sup_build_root(const sup_spec_t *spec, const char **workspace, asb_error_t *err);
