@@ -496,6 +496,71 @@ static void test_subprocess_private_tmpdir(void **state)
     asb_result_free(&r);
 }
 
+/* ---- inherited file descriptors and refused syscalls ---------------------------------------- */
+
+static void test_no_inherited_fds(void **state)
+{
+    (void)state;
+    rt_canary_t canary;
+    rt_canary_plant(&canary, "/tmp");
+    /* Deliberately inheritable: the runtime, not O_CLOEXEC, must keep it out of the sandbox. */
+    int fd = open(canary.path, O_RDONLY);
+    assert_true(fd > 2);
+    char token[40] = "stdin-";
+    rt_random_hex(token + 6, 8);
+    const char *code = "import os\n"
+                       "for fd in sorted(int(x) for x in os.listdir('/proc/self/fd')):\n"
+                       "    try:\n"
+                       "        os.lseek(fd, 0, 0)\n"
+                       "        print(fd, os.read(fd, 200))\n"
+                       "    except OSError as e:\n"
+                       "        print(fd, e)\n";
+    const char *profiles[] = {"hardened", "baseline", "subprocess"};
+    for (size_t i = 0; i < 3; i++) {
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = profiles[i];
+        cfg.code = code;
+        cfg.interpreter = RT_PY;
+        cfg.stdin_data = token;
+        cfg.stdin_len = strlen(token);
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(asb_run(&cfg, &r, &err), 0);
+        if (rt_bytes_has(&r.out, canary.content) || !rt_bytes_has(&r.out, token))
+            rt_dump(profiles[i], &r);
+        assert_false(rt_bytes_has(&r.out, canary.content));
+        /* Positive control: the same probe does read the fds it has (stdin). */
+        assert_true(rt_bytes_has(&r.out, token));
+        asb_result_free(&r);
+    }
+    close(fd);
+    rt_canary_remove(&canary);
+}
+
+static void test_hardened_refuses_namespace_syscalls(void **state)
+{
+    (void)state;
+    /* unshare(CLONE_NEWUSER) needs no privilege, so only the seccomp filter stops it. */
+    const char *code = "import ctypes\n"
+                       "libc = ctypes.CDLL(None, use_errno=True)\n"
+                       "r = libc.unshare(0x10000000)\n"
+                       "print('unshare', r, ctypes.get_errno())\n";
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, code, NULL, 0, &r), 0);
+    if (!rt_bytes_eq(&r.out, "unshare -1 1\n"))
+        rt_dump("unshare", &r);
+    assert_true(rt_bytes_eq(&r.out, "unshare -1 1\n")); /* EPERM */
+    asb_result_free(&r);
+    /* Positive control: without the filter the same call succeeds. */
+    assert_int_equal(rt_run_code("hardened", ASB_WEAKEN_SECCOMP, code, NULL, 0, &r), 0);
+    if (!rt_bytes_eq(&r.out, "unshare 0 0\n"))
+        rt_dump("unshare weakened", &r);
+    assert_true(rt_bytes_eq(&r.out, "unshare 0 0\n"));
+    assert_int_equal(r.weakened, ASB_WEAKEN_SECCOMP);
+    asb_result_free(&r);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -509,6 +574,7 @@ int main(void)
         RT_TEST(test_hardened_cannot_write_root), RT_TEST(test_baseline_root_writable_not_host),
         RT_TEST(test_canaries_unreadable),        RT_TEST(test_cannot_see_test_pid),
         RT_TEST(test_env_has_no_host_variable),   RT_TEST(test_subprocess_private_tmpdir),
+        RT_TEST(test_no_inherited_fds),           RT_TEST(test_hardened_refuses_namespace_syscalls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
