@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# test_cli.sh - the `agent-sandbox run` command line as a user meets it: exit statuses (the
+# program's own, 124 timeout, 137 kill/OOM/output limit, 125 refusal), usage errors (exit 2 with
+# "agent-sandbox: error:"), --json that parses for any bytes, and --file-out name checks.
+# Needs root (real sandboxes). ASB_CLI points at the binary (set by CTest).
+set -u
+
+CLI=${ASB_CLI:-$(dirname "$0")/../../build/agent-sandbox}
+PY=/usr/bin/python3 # the system python: inside sandboxes only /usr is visible
+if [[ $(id -u) != 0 ]]; then
+    echo "SKIP: CLI integration tests run real sandboxes and need root"
+    exit 0
+fi
+if [[ ! -x $CLI ]]; then
+    echo "FAIL: agent-sandbox binary not found at $CLI (set ASB_CLI)"
+    exit 1
+fi
+
+TMP=$(mktemp -d /tmp/rtcli.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+pass() { echo "ok   $1"; }
+fail() {
+    echo "FAIL $1"
+    fails=$((fails + 1))
+}
+
+# expect_rc NAME WANT CMD... : run CMD (stdin from /dev/null), compare exit status.
+expect_rc() {
+    local name=$1 want=$2
+    shift 2
+    "$@" </dev/null >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [[ $rc == "$want" ]]; then
+        pass "$name (exit $rc)"
+    else
+        fail "$name: exit $rc, want $want; stderr: $(head -c 400 "$TMP/err")"
+    fi
+}
+
+# expect_usage NAME CMD... : exit 2 and a clear error line.
+expect_usage() {
+    local name=$1
+    shift
+    "$@" </dev/null >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [[ $rc == 2 ]] && grep -q '^agent-sandbox: error: ' "$TMP/err"; then
+        pass "$name (exit 2: $(head -n1 "$TMP/err"))"
+    else
+        fail "$name: exit $rc, stderr: $(head -c 300 "$TMP/err")"
+    fi
+}
+
+list_dead_owner_cgroups() {
+    find /sys/fs/cgroup/*/agent-sandbox /sys/fs/cgroup/agent-sandbox -maxdepth 1 -name 'asb-*' \
+        2>/dev/null | while read -r d; do
+        pid=$(basename "$d" | cut -d- -f2)
+        [[ -d /proc/$pid ]] || echo "$d"
+    done
+}
+list_dead_owner_cgroups | sort >"$TMP/cg-before"
+
+# ---- exit statuses ----
+expect_rc "program's own exit code (argv)" 3 "$CLI" run -- /bin/sh -c 'exit 3'
+expect_rc "program's own exit code (code)" 5 "$CLI" run --code 'import sys; sys.exit(5)'
+expect_rc "success is 0" 0 "$CLI" run --code 'pass'
+expect_rc "baseline exit code" 4 "$CLI" run --profile baseline --code 'raise SystemExit(4)'
+expect_rc "subprocess exit code" 6 "$CLI" run --profile subprocess --code 'raise SystemExit(6)'
+expect_rc "timeout is 124" 124 "$CLI" run --timeout 0.5 --code 'import time; time.sleep(30)'
+expect_rc "OOM is 137" 137 "$CLI" run --memory 32 --code "x = b'x' * (200 << 20)"
+expect_rc "SIGKILL is 137" 137 "$CLI" run --code 'import os; os.kill(os.getpid(), 9)'
+expect_rc "output limit is 137" 137 "$CLI" run --output-limit 1000 --code 'print("x" * 5000)'
+expect_rc "refusal: --file-out ../x is 125" 125 "$CLI" run --file-out ../x --code 'pass'
+expect_rc "refusal: unknown profile is 125" 125 "$CLI" run --profile nosuch --code 'pass'
+expect_rc "refusal: missing supervisor is 125" 125 env ASB_SUPERVISOR=/nonexistent/asb-supervisor \
+    "$CLI" run --code 'pass'
+grep -q '^agent-sandbox: error: ' "$TMP/err" && pass "refusal says agent-sandbox: error:" ||
+    fail "refusal message: $(cat "$TMP/err")"
+
+# --file-out ../x must be refused before anything runs: a subprocess run would leave a marker.
+marker="$TMP/ran-$RANDOM$RANDOM"
+"$CLI" run --profile subprocess --file-out ../x --code "open('$marker', 'w').write('x')" \
+    </dev/null >/dev/null 2>"$TMP/err"
+rc=$?
+if [[ $rc == 125 && ! -e $marker ]] && grep -q "file-out" "$TMP/err"; then
+    pass "--file-out ../x refused before the run ($(head -n1 "$TMP/err"))"
+else
+    fail "--file-out ../x: exit $rc, marker exists: $([[ -e $marker ]] && echo yes || echo no)"
+fi
+
+# ---- usage errors: exit 2 and a clear message ----
+expect_usage "unknown command" "$CLI" frobnicate
+expect_usage "unknown flag" "$CLI" run --bogus x --code pass
+expect_usage "missing value" "$CLI" run --code
+expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
+expect_usage "negative --timeout" "$CLI" run --timeout -1 --code pass
+expect_usage "bad --memory" "$CLI" run --memory -5 --code pass
+expect_usage "zero --pids" "$CLI" run --pids 0 --code pass
+expect_usage "bad --cpus" "$CLI" run --cpus lots --code pass
+expect_usage "no program" "$CLI" run
+expect_usage "two programs" "$CLI" run --code pass -- /bin/true
+expect_rc "--help is 0" 0 "$CLI" run --help
+grep -q 'usage: agent-sandbox run' "$TMP/out" && pass "--help prints usage" || fail "--help output"
+
+# ---- stdin and the human form ----
+out=$(echo "1 2 3 4 5" | "$CLI" run --code 'import sys; print(sum(map(int, sys.stdin.read().split())))' 2>"$TMP/err")
+[[ $out == 15 ]] && pass "stdin summed under hardened prints 15" || fail "stdin sum: '$out'"
+if grep -Eq '^\[native/hardened\] exit=0 [0-9.]+s COMPLETED$' "$TMP/err"; then
+    pass "human status line: $(tail -n1 "$TMP/err")"
+else
+    fail "human status line: $(cat "$TMP/err")"
+fi
+"$CLI" run --profile subprocess --code pass </dev/null >/dev/null 2>"$TMP/err"
+grep -q 'warning: .*ON THE HOST' "$TMP/err" && pass "subprocess warns that code runs on the host" ||
+    fail "subprocess warning missing: $(cat "$TMP/err")"
+
+# ---- --json for any bytes ----
+"$CLI" run --json --code "import sys; sys.stdout.buffer.write(b'a\\xff\\x00b\\xc3'); sys.stderr.buffer.write(b'\\x00\\x01\\xfe')" \
+    </dev/null >"$TMP/json" 2>"$TMP/err"
+rc=$?
+if [[ $rc == 0 ]] && $PY -m json.tool "$TMP/json" >/dev/null; then
+    pass "--json parses with invalid UTF-8 and NUL in the output"
+else
+    fail "--json (exit $rc): $(head -c 400 "$TMP/json") $(head -c 200 "$TMP/err")"
+fi
+# The exact bytes must be recoverable from the record (base64 when not valid UTF-8).
+if $PY - "$TMP/json" <<'EOF'; then
+import base64, json, sys
+d = json.load(open(sys.argv[1]))
+def raw(k):
+    if d.get(k + "_base64") is not None:
+        return base64.b64decode(d[k + "_base64"])
+    return d[k].encode("utf-8")
+assert raw("stdout") == b"a\xff\x00b\xc3", raw("stdout")
+assert raw("stderr") == b"\x00\x01\xfe", raw("stderr")
+assert d["status"] == "completed" and d["exit_code"] == 0, d["status"]
+assert d["attestation"]["valid"] is True
+assert d["attestation"]["uid"] == 65534
+EOF
+    pass "--json keeps the exact bytes of stdout and stderr"
+else
+    fail "--json bytes not recoverable"
+fi
+"$CLI" run --json --timeout 0.3 --code 'import time; time.sleep(5)' </dev/null >"$TMP/json" 2>/dev/null
+rc=$?
+if [[ $rc == 124 ]] && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="timeout" and d["timed_out"] is True' "$TMP/json"; then
+    pass "--json timeout record (exit 124)"
+else
+    fail "--json timeout record (exit $rc): $(head -c 300 "$TMP/json")"
+fi
+"$CLI" run --json --file-out ../x --code pass </dev/null >"$TMP/json" 2>"$TMP/err"
+rc=$?
+if [[ $rc == 125 ]] && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="sandbox_error" and d["error"]' "$TMP/json"; then
+    pass "--json refusal record is sandbox_error (exit 125)"
+else
+    fail "--json refusal record (exit $rc): $(head -c 300 "$TMP/json")"
+fi
+
+# ---- nothing of ours left behind: every run above was owner-tagged with its CLI's pid, which is
+# gone now, so a cgroup that appeared during this script and names a dead owner is a leak. (Only
+# new ones count: other users of this machine may have their own.) ----
+left=$(list_dead_owner_cgroups | sort | comm -13 "$TMP/cg-before" -)
+[[ -z $left ]] && pass "no cgroup of a finished run left" || fail "leftover cgroups: $left"
+
+echo "$fails failure(s)"
+[[ $fails == 0 ]]

@@ -1,0 +1,580 @@
+/* test_runtime_isolation.c - what each profile isolates, checked on evidence the sandboxed program
+ * cannot forge: the host's own view of the process (/proc/<pid>/status from outside), a listener
+ * the test owns, a signal handler in the test, files on the host, and the trusted supervisor's
+ * attestation. Each test carries its own positive control where one is possible, so that a probe
+ * that silently stopped working would fail instead of passing. Runs as root. */
+#include "rt_common.h"
+
+#include <linux/capability.h>
+#include <pthread.h>
+
+#define CAPBIT(c) (1ull << (c))
+/* Docker's default capability set, written out here independently of src/core/profiles.c so a
+ * change there that drifts from Docker is caught. */
+static const uint64_t DOCKER_CAPS =
+    CAPBIT(CAP_CHOWN) | CAPBIT(CAP_DAC_OVERRIDE) | CAPBIT(CAP_FSETID) | CAPBIT(CAP_FOWNER) |
+    CAPBIT(CAP_MKNOD) | CAPBIT(CAP_NET_RAW) | CAPBIT(CAP_SETGID) | CAPBIT(CAP_SETUID) |
+    CAPBIT(CAP_SETFCAP) | CAPBIT(CAP_SETPCAP) | CAPBIT(CAP_NET_BIND_SERVICE) |
+    CAPBIT(CAP_SYS_CHROOT) | CAPBIT(CAP_KILL) | CAPBIT(CAP_AUDIT_WRITE);
+
+/* The host uid that uid 0 inside a native sandbox maps to (src/core/limits.h,
+ * ASB_USERNS_HOST_BASE): restated so a change to a privileged range is noticed. */
+#define HOST_BASE 1500000000L
+
+static void test_stdin_sum_hardened(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.code = "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n";
+    cfg.interpreter = RT_PY;
+    cfg.stdin_data = "1 2 3 4 5";
+    cfg.stdin_len = 9;
+    asb_result_t r;
+    asb_error_t err;
+    assert_int_equal(asb_run(&cfg, &r, &err), 0);
+    if (!rt_bytes_eq(&r.out, "15\n"))
+        rt_dump("sum", &r);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(rt_bytes_eq(&r.out, "15\n"));
+    assert_int_equal(asb_result_exit_status(&r), 0);
+    assert_string_equal(r.backend, "native");
+    assert_string_equal(r.profile, "hardened");
+    asb_result_free(&r);
+}
+
+/* ---- identity: inside view, attestation, and the host's view of the live process ------------ */
+
+typedef struct status_fields {
+    long uid;
+    uint64_t cap_eff, cap_bnd;
+    int nnp, seccomp;
+    bool ok;
+} status_fields_t;
+
+static status_fields_t parse_status(const char *s)
+{
+    status_fields_t f = {.uid = -1};
+    int got = 0;
+    for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        unsigned long long v;
+        if (sscanf(l, "Uid:\t%ld", &f.uid) == 1)
+            got++;
+        else if (sscanf(l, "CapEff:\t%llx", &v) == 1)
+            f.cap_eff = v, got++;
+        else if (sscanf(l, "CapBnd:\t%llx", &v) == 1)
+            f.cap_bnd = v, got++;
+        else if (sscanf(l, "NoNewPrivs:\t%d", &f.nnp) == 1)
+            got++;
+        else if (sscanf(l, "Seccomp:\t%d", &f.seccomp) == 1)
+            got++;
+    }
+    f.ok = got == 5;
+    return f;
+}
+
+typedef struct bg_run {
+    const char *profile;
+    const char *code;
+    uint32_t weaken;
+    asb_result_t res;
+    int rc;
+} bg_run_t;
+
+static void *bg_run_main(void *arg)
+{
+    bg_run_t *b = arg;
+    b->rc = rt_run_code(b->profile, b->weaken, b->code, NULL, 0, &b->res);
+    return NULL;
+}
+
+/* While a run is live, find its workload in our run cgroup (comm python3) and read its status
+ * from the host: this is the kernel's word, not the program's or the supervisor's. */
+static bool observe_workload(pthread_t th, status_fields_t *out, char *netns, size_t nlen)
+{
+    char tag[48];
+    snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
+    double end = rt_now() + 5.0;
+    while (rt_now() < end) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char *x;
+            long pid = strtol(e->d_name, &x, 10);
+            if (*x || pid <= 0)
+                continue;
+            char path[64];
+            snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
+            char *cg = rt_read_file(path, NULL);
+            bool ours = cg && strstr(cg, tag);
+            free(cg);
+            if (!ours)
+                continue;
+            snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+            char *comm = rt_read_file(path, NULL);
+            bool py = comm && strncmp(comm, "python3", 7) == 0;
+            free(comm);
+            if (!py)
+                continue;
+            snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+            char *st = rt_read_file(path, NULL);
+            snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+            ssize_t n = readlink(path, netns, nlen - 1);
+            netns[n > 0 ? n : 0] = '\0';
+            if (st) {
+                *out = parse_status(st);
+                free(st);
+                if (out->ok) {
+                    closedir(d);
+                    return true;
+                }
+            }
+        }
+        if (d)
+            closedir(d);
+        (void)th;
+        usleep(10000);
+    }
+    return false;
+}
+
+static const char IDENTITY_CODE[] =
+    "import time\n"
+    "s = open('/proc/self/status').read()\n"
+    "d = dict(l.split(':\\t', 1) for l in s.splitlines() if ':\\t' in l)\n"
+    "print(d['Uid'].split()[0], d['CapEff'].strip(), d['NoNewPrivs'].strip(), "
+    "d['Seccomp'].strip(), flush=True)\n"
+    "time.sleep(1.2)\n";
+
+static void check_identity(const char *profile, long uid_in, uint64_t caps, int nnp, int seccomp,
+                           bool own_netns)
+{
+    bg_run_t b = {.profile = profile, .code = IDENTITY_CODE};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, bg_run_main, &b), 0);
+    status_fields_t host;
+    char netns[64] = "", mynet[64] = "";
+    bool seen = observe_workload(th, &host, netns, sizeof(netns));
+    pthread_join(th, NULL);
+    asb_result_t *r = &b.res;
+    assert_int_equal(b.rc, 0);
+    assert_int_equal(r->status, ASB_STATUS_COMPLETED);
+
+    /* 1. The host's view of the live workload. */
+    assert_true(seen);
+    assert_int_equal(host.uid, HOST_BASE + uid_in); /* mapped: never a real host uid */
+    assert_int_equal(host.cap_eff, caps);
+    assert_int_equal(host.nnp, nnp);
+    assert_int_equal(host.seccomp, seccomp);
+    ssize_t n = readlink("/proc/self/ns/net", mynet, sizeof(mynet) - 1);
+    mynet[n > 0 ? n : 0] = '\0';
+    assert_true(netns[0] != '\0');
+    if (own_netns)
+        assert_string_not_equal(netns, mynet);
+    else
+        assert_string_equal(netns, mynet);
+
+    /* 2. The kernel's view from inside, as the program printed it. */
+    char want[128];
+    snprintf(want, sizeof(want), "%ld %016llx %d %d\n", uid_in, (unsigned long long)caps, nnp,
+             seccomp);
+    if (!rt_bytes_eq(&r->out, want))
+        rt_dump(profile, r);
+    assert_true(rt_bytes_eq(&r->out, want));
+
+    /* 3. The trusted supervisor's attestation, tagged with a nonce. */
+    const asb_attestation_t *a = &r->attestation;
+    assert_true(a->present);
+    assert_true(a->valid);
+    assert_int_equal(strlen(a->nonce), 32);
+    assert_int_equal(a->uid, uid_in);
+    assert_int_equal(a->gid, uid_in);
+    assert_int_equal(a->cap_eff, caps);
+    assert_int_equal(a->cap_prm, caps);
+    assert_int_equal(a->cap_amb, 0);
+    assert_int_equal(a->no_new_privs, nnp);
+    assert_int_equal(a->seccomp_mode, seccomp);
+    assert_non_null(a->hostname);
+    assert_string_equal(a->hostname, "sandbox");
+    assert_int_equal(r->weakened, 0);
+    asb_result_free(r);
+}
+
+static void test_hardened_identity(void **state)
+{
+    (void)state;
+    check_identity("hardened", 65534, 0, 1, 2, true);
+}
+
+static void test_hardened_attestation_extra(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, "pass", NULL, 0, &r), 0);
+    const asb_attestation_t *a = &r.attestation;
+    assert_int_equal(a->cap_bnd, 0);
+    assert_int_equal(a->cap_inh, 0);
+    assert_true(a->root_readonly);
+    assert_non_null(a->net_ifaces);
+    assert_string_equal(a->net_ifaces, "lo");
+    char mine[64];
+    ssize_t n = readlink("/proc/self/ns/pid", mine, sizeof(mine) - 1);
+    mine[n > 0 ? n : 0] = '\0';
+    assert_non_null(a->pid_ns);
+    assert_string_not_equal(a->pid_ns, mine);
+    asb_result_free(&r);
+}
+
+static void test_baseline_identity(void **state)
+{
+    (void)state;
+    /* uid 0 inside, exactly Docker's capabilities, no no_new_privs, a seccomp filter. */
+    check_identity("baseline", 0, DOCKER_CAPS, 0, 2, false);
+}
+
+/* ---- network --------------------------------------------------------------------------------- */
+
+static char *connect_code(int port)
+{
+    return rt_fmt("import socket\n"
+                  "s = socket.socket()\n"
+                  "s.settimeout(2)\n"
+                  "try:\n"
+                  "    s.connect(('127.0.0.1', %d)); print('CONNECTED')\n"
+                  "except OSError as e:\n"
+                  "    print('refused', e)\n",
+                  port);
+}
+
+static int connections_from(const char *profile, uint32_t weaken)
+{
+    int port, lfd = rt_listen_loopback(&port);
+    char *code = connect_code(port);
+    asb_result_t r;
+    assert_int_equal(rt_run_code(profile, weaken, code, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    int n = rt_accept_count(lfd);
+    close(lfd);
+    free(code);
+    asb_result_free(&r);
+    return n;
+}
+
+static void test_hardened_no_host_loopback(void **state)
+{
+    (void)state;
+    /* The evidence is our listener's accept queue, not what the program printed. */
+    assert_int_equal(connections_from("hardened", 0), 0);
+    /* Positive control: the same probe with the network namespace switched off does connect. */
+    assert_int_equal(connections_from("hardened", ASB_WEAKEN_NETNS), 1);
+}
+
+static void test_baseline_host_network(void **state)
+{
+    (void)state;
+    /* Documented seed behaviour: baseline shares the host network, like a default container. */
+    assert_int_equal(connections_from("baseline", 0), 1);
+}
+
+/* ---- filesystem --------------------------------------------------------------------------------
+ */
+
+static void test_hardened_cannot_write_root(void **state)
+{
+    (void)state;
+    char id[17];
+    rt_random_hex(id, 8);
+    /* /usr is bind-mounted from the host: a write there would be visible on the host. */
+    char *code = rt_fmt("import errno\n"
+                        "res = []\n"
+                        "for p in ('/rt-%s', '/usr/rt-%s', '/etc/rt-%s'):\n"
+                        "    try:\n"
+                        "        open(p, 'w').write('x'); res.append('WROTE')\n"
+                        "    except OSError as e:\n"
+                        "        res.append(errno.errorcode[e.errno])\n"
+                        "print(' '.join(res))\n",
+                        id, id, id);
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, code, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    if (rt_bytes_has(&r.out, "WROTE"))
+        rt_dump("write /", &r);
+    assert_false(rt_bytes_has(&r.out, "WROTE"));
+    assert_true(rt_bytes_has(&r.out, "EROFS") || rt_bytes_has(&r.out, "EACCES"));
+    assert_true(r.attestation.root_readonly);
+    char *p1 = rt_fmt("/rt-%s", id), *p2 = rt_fmt("/usr/rt-%s", id);
+    assert_int_equal(access(p1, F_OK), -1);
+    assert_int_equal(access(p2, F_OK), -1);
+    free(p1);
+    free(p2);
+    free(code);
+    asb_result_free(&r);
+}
+
+static void test_baseline_root_writable_not_host(void **state)
+{
+    (void)state;
+    char id[17];
+    rt_random_hex(id, 8);
+    /* / and /etc are writable (as in a container). /usr is a read-only bind of the host's in this
+     * runtime; whichever way a write there goes, it must never reach the host. */
+    char *code = rt_fmt("open('/rt-%s', 'w').write('inside')\n"
+                        "open('/etc/rt-%s', 'w').write('inside')\n"
+                        "print(open('/rt-%s').read(), open('/etc/rt-%s').read())\n"
+                        "try:\n"
+                        "    open('/usr/rt-%s', 'w').write('inside')\n"
+                        "except OSError:\n"
+                        "    pass\n",
+                        id, id, id, id, id);
+    asb_result_t r;
+    assert_int_equal(rt_run_code("baseline", 0, code, NULL, 0, &r), 0);
+    if (r.status != ASB_STATUS_COMPLETED)
+        rt_dump("baseline write", &r);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_true(rt_bytes_eq(&r.out, "inside inside\n"));
+    assert_false(r.attestation.root_readonly);
+    char *p1 = rt_fmt("/rt-%s", id), *p2 = rt_fmt("/usr/rt-%s", id), *p3 = rt_fmt("/etc/rt-%s", id);
+    assert_int_equal(access(p1, F_OK), -1);
+    assert_int_equal(access(p2, F_OK), -1);
+    assert_int_equal(access(p3, F_OK), -1);
+    free(p1);
+    free(p2);
+    free(p3);
+    free(code);
+    asb_result_free(&r);
+}
+
+static char *canary_code(const rt_canary_t *a, const rt_canary_t *b)
+{
+    return rt_fmt("import sys\n"
+                  "for p in ('%s', '%s'):\n"
+                  "    try:\n"
+                  "        d = open(p).read(); print(d); print(d, file=sys.stderr)\n"
+                  "    except OSError as e:\n"
+                  "        print('denied', p, e)\n",
+                  a->path, b->path);
+}
+
+static void test_canaries_unreadable(void **state)
+{
+    (void)state;
+    rt_canary_t root, tmp;
+    rt_canary_plant(&root, "/root");
+    rt_canary_plant(&tmp, "/tmp");
+    char *code = canary_code(&root, &tmp);
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        bool leaked = rt_bytes_has(&r.out, root.content) || rt_bytes_has(&r.err, root.content) ||
+                      rt_bytes_has(&r.out, tmp.content) || rt_bytes_has(&r.err, tmp.content);
+        if (leaked)
+            rt_dump(profiles[i], &r);
+        assert_false(leaked);
+        asb_result_free(&r);
+    }
+    /* Positive control: on the host (subprocess profile) the same probe reads both. */
+    asb_result_t r;
+    assert_int_equal(rt_run_code("subprocess", 0, code, NULL, 0, &r), 0);
+    assert_true(rt_bytes_has(&r.out, root.content) && rt_bytes_has(&r.err, tmp.content));
+    asb_result_free(&r);
+    free(code);
+    rt_canary_remove(&root);
+    rt_canary_remove(&tmp);
+}
+
+/* ---- processes ------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t usr1_hits;
+static void on_usr1(int sig)
+{
+    (void)sig;
+    usr1_hits++;
+}
+
+static void test_cannot_see_test_pid(void **state)
+{
+    (void)state;
+    struct sigaction sa = {.sa_handler = on_usr1}, old;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+    char *code = rt_fmt("import os, signal\n"
+                        "pid = %d\n"
+                        "print('proc', os.path.exists('/proc/%%d' %% pid))\n"
+                        "try:\n"
+                        "    os.kill(pid, signal.SIGUSR1); print('KILLED_HOST')\n"
+                        "except OSError as e:\n"
+                        "    print('kill failed', e)\n",
+                        (int)getpid());
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        usr1_hits = 0;
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        /* Evidence: our own signal handler never ran. */
+        assert_int_equal(usr1_hits, 0);
+        if (!rt_bytes_has(&r.out, "proc False"))
+            rt_dump(profiles[i], &r);
+        assert_true(rt_bytes_has(&r.out, "proc False"));
+        assert_false(rt_bytes_has(&r.out, "KILLED_HOST"));
+        asb_result_free(&r);
+    }
+    /* Positive control: a host process (subprocess profile) can signal us. */
+    usr1_hits = 0;
+    asb_result_t r;
+    assert_int_equal(rt_run_code("subprocess", 0, code, NULL, 0, &r), 0);
+    for (int i = 0; i < 100 && usr1_hits == 0; i++)
+        usleep(1000);
+    assert_int_equal(usr1_hits, 1);
+    assert_true(rt_bytes_has(&r.out, "proc True"));
+    asb_result_free(&r);
+    sigaction(SIGUSR1, &old, NULL);
+    free(code);
+}
+
+/* ---- environment ---------------------------------------------------------------------------- */
+
+static void test_env_has_no_host_variable(void **state)
+{
+    (void)state;
+    char name[32], value[33];
+    strcpy(name, "RTSECRET_");
+    rt_random_hex(name + 9, 8);
+    rt_random_hex(value, 16);
+    assert_int_equal(setenv(name, value, 1), 0);
+    const char *code = "import os\n"
+                       "print(sorted(os.environ.items()))\n"
+                       "print(open('/proc/self/environ', 'rb').read())\n";
+    const char *profiles[] = {"hardened", "baseline", "subprocess"};
+    for (size_t i = 0; i < 3; i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        bool leaked = rt_bytes_has(&r.out, name) || rt_bytes_has(&r.out, value);
+        if (leaked)
+            rt_dump(profiles[i], &r);
+        assert_false(leaked);
+        asb_result_free(&r);
+    }
+    /* Positive control: the same probe shows a variable that was passed on purpose. */
+    char *entry = rt_fmt("%s=%s", name, value);
+    const char *env[] = {entry};
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, code, env, 1, &r), 0);
+    assert_true(rt_bytes_has(&r.out, value));
+    asb_result_free(&r);
+    free(entry);
+    unsetenv(name);
+}
+
+/* ---- subprocess: private temp dir, removed afterwards ------------------------------------- */
+
+static void test_subprocess_private_tmpdir(void **state)
+{
+    (void)state;
+    const char *code = "import os\n"
+                       "open('left-behind', 'w').write('x')\n"
+                       "os.mkdir('sub'); open('sub/f', 'w').write('y')\n"
+                       "print(os.getcwd())\n";
+    asb_result_t r;
+    assert_int_equal(rt_run_code("subprocess", 0, code, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_string_equal(r.backend, "subprocess");
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "/tmp/asb-%d-", (int)getpid());
+    assert_true(r.out.len > strlen(prefix));
+    assert_memory_equal(r.out.data, prefix, strlen(prefix));
+    char *dir = strndup((const char *)r.out.data, r.out.len - 1);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), -1); /* removed, with what the program left in it */
+    assert_int_equal(errno, ENOENT);
+    free(dir);
+    asb_result_free(&r);
+}
+
+/* ---- inherited file descriptors and refused syscalls ---------------------------------------- */
+
+static void test_no_inherited_fds(void **state)
+{
+    (void)state;
+    rt_canary_t canary;
+    rt_canary_plant(&canary, "/tmp");
+    /* Deliberately inheritable: the runtime, not O_CLOEXEC, must keep it out of the sandbox. */
+    int fd = open(canary.path, O_RDONLY);
+    assert_true(fd > 2);
+    char token[40] = "stdin-";
+    rt_random_hex(token + 6, 8);
+    const char *code = "import os\n"
+                       "for fd in sorted(int(x) for x in os.listdir('/proc/self/fd')):\n"
+                       "    try:\n"
+                       "        os.lseek(fd, 0, 0)\n"
+                       "        print(fd, os.read(fd, 200))\n"
+                       "    except OSError as e:\n"
+                       "        print(fd, e)\n";
+    const char *profiles[] = {"hardened", "baseline", "subprocess"};
+    for (size_t i = 0; i < 3; i++) {
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = profiles[i];
+        cfg.code = code;
+        cfg.interpreter = RT_PY;
+        cfg.stdin_data = token;
+        cfg.stdin_len = strlen(token);
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(asb_run(&cfg, &r, &err), 0);
+        if (rt_bytes_has(&r.out, canary.content) || !rt_bytes_has(&r.out, token))
+            rt_dump(profiles[i], &r);
+        assert_false(rt_bytes_has(&r.out, canary.content));
+        /* Positive control: the same probe does read the fds it has (stdin). */
+        assert_true(rt_bytes_has(&r.out, token));
+        asb_result_free(&r);
+    }
+    close(fd);
+    rt_canary_remove(&canary);
+}
+
+static void test_hardened_refuses_namespace_syscalls(void **state)
+{
+    (void)state;
+    /* unshare(CLONE_NEWUSER) needs no privilege, so only the seccomp filter stops it. */
+    const char *code = "import ctypes\n"
+                       "libc = ctypes.CDLL(None, use_errno=True)\n"
+                       "r = libc.unshare(0x10000000)\n"
+                       "print('unshare', r, ctypes.get_errno())\n";
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, code, NULL, 0, &r), 0);
+    if (!rt_bytes_eq(&r.out, "unshare -1 1\n"))
+        rt_dump("unshare", &r);
+    assert_true(rt_bytes_eq(&r.out, "unshare -1 1\n")); /* EPERM */
+    asb_result_free(&r);
+    /* Positive control: without the filter the same call succeeds. */
+    assert_int_equal(rt_run_code("hardened", ASB_WEAKEN_SECCOMP, code, NULL, 0, &r), 0);
+    if (!rt_bytes_eq(&r.out, "unshare 0 0\n"))
+        rt_dump("unshare weakened", &r);
+    assert_true(rt_bytes_eq(&r.out, "unshare 0 0\n"));
+    assert_int_equal(r.weakened, ASB_WEAKEN_SECCOMP);
+    asb_result_free(&r);
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("SKIP: runtime integration tests need root (real namespaces and cgroups)\n");
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        RT_TEST(test_stdin_sum_hardened),         RT_TEST(test_hardened_identity),
+        RT_TEST(test_hardened_attestation_extra), RT_TEST(test_baseline_identity),
+        RT_TEST(test_hardened_no_host_loopback),  RT_TEST(test_baseline_host_network),
+        RT_TEST(test_hardened_cannot_write_root), RT_TEST(test_baseline_root_writable_not_host),
+        RT_TEST(test_canaries_unreadable),        RT_TEST(test_cannot_see_test_pid),
+        RT_TEST(test_env_has_no_host_variable),   RT_TEST(test_subprocess_private_tmpdir),
+        RT_TEST(test_no_inherited_fds),           RT_TEST(test_hardened_refuses_namespace_syscalls),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

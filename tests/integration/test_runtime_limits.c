@@ -1,0 +1,372 @@
+/* test_runtime_limits.c - budgets: wall clock (with processes that resist it), output caps,
+ * memory (OOM from the cgroup's counter, never from output), pids. Evidence is the host's process
+ * table, the test's own clock, exact byte counts and the run cgroup's own counters sampled while
+ * the run is live. Runs as root. */
+#include "rt_common.h"
+
+#include <pthread.h>
+#include <sys/wait.h>
+
+/* ---- timeout: a SIGTERM-ignoring child and a double-forked orphan ------------------------- */
+
+static char *resist_code(const char *marker)
+{
+    /* Both helpers carry the marker in their argv so the host can find them in /proc. */
+    return rt_fmt("import os, signal, time\n"
+                  "IGN = 'import signal,time\\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\\n"
+                  "while True: time.sleep(1)'\n"
+                  "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                  "if os.fork() == 0:\n"
+                  "    os.setsid()\n"
+                  "    if os.fork() == 0:\n"
+                  "        os.execv('/usr/bin/python3', ['python3', '-c', IGN, '%s-orphan'])\n"
+                  "    os._exit(0)\n"
+                  "if os.fork() == 0:\n"
+                  "    os.execv('/usr/bin/python3', ['python3', '-c', IGN, '%s-child'])\n"
+                  "while True: time.sleep(1)\n",
+                  marker, marker);
+}
+
+typedef struct timed_run {
+    asb_config_t cfg;
+    asb_result_t res;
+    int rc;
+    double elapsed;
+} timed_run_t;
+
+static void *timed_run_main(void *arg)
+{
+    timed_run_t *t = arg;
+    asb_error_t err;
+    double t0 = rt_now();
+    t->rc = asb_run(&t->cfg, &t->res, &err);
+    t->elapsed = rt_now() - t0;
+    return NULL;
+}
+
+/* Run the resisting program; return how many marked processes were alive at most during the run
+ * and how many are left right after asb_run returned. */
+static void run_resist(const char *profile, const char *marker, timed_run_t *t, int *peak,
+                       int *after)
+{
+    char *code = resist_code(marker);
+    asb_config_init(&t->cfg);
+    t->cfg.profile = profile;
+    t->cfg.code = code;
+    t->cfg.interpreter = RT_PY;
+    t->cfg.limits.timeout_s = 1.0;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, timed_run_main, t), 0);
+    *peak = 0;
+    /* Watch until both helpers are seen (they must have existed for the test to mean anything). */
+    double end = rt_now() + 0.9;
+    while (rt_now() < end && *peak < 2) {
+        int n = rt_count_cmdline(marker, NULL);
+        if (n > *peak)
+            *peak = n;
+        usleep(20000);
+    }
+    pthread_join(th, NULL);
+    *after = rt_count_cmdline(marker, NULL);
+    free(code);
+}
+
+static void test_timeout_kills_resisters(void **state)
+{
+    (void)state;
+    char marker[40] = "rtmark-";
+    rt_random_hex(marker + 7, 8);
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        timed_run_t t;
+        int peak, after;
+        run_resist(profiles[i], marker, &t, &peak, &after);
+        if (t.res.status != ASB_STATUS_TIMEOUT)
+            rt_dump(profiles[i], &t.res);
+        assert_int_equal(t.rc, 0);
+        assert_int_equal(peak, 2);  /* both helpers really ran */
+        assert_int_equal(after, 0); /* and none survived asb_run */
+        assert_int_equal(t.res.status, ASB_STATUS_TIMEOUT);
+        assert_true(t.res.timed_out);
+        assert_int_equal(asb_result_exit_status(&t.res), 124);
+        assert_true(t.elapsed >= 1.0);
+        assert_true(t.elapsed <= 1.0 + 3.0);
+        assert_int_equal(rt_count_our_cgroups(true), 0);
+        fprintf(stderr, "  %s: timeout 1.0 s, asb_run returned after %.3f s\n", profiles[i],
+                t.elapsed);
+        asb_result_free(&t.res);
+    }
+}
+
+static void test_subprocess_orphan_escapes(void **state)
+{
+    (void)state;
+    /* Positive control for the /proc scan above, and the documented weakness of the unsafe
+     * baseline: a setsid + double-fork orphan outlives a subprocess run. */
+    char marker[40] = "rtmark-";
+    rt_random_hex(marker + 7, 8);
+    timed_run_t t;
+    int peak, after;
+    run_resist("subprocess", marker, &t, &peak, &after);
+    pid_t pid = 0;
+    int killed = 0;
+    while (rt_count_cmdline(marker, &pid) > 0 && killed < 10) {
+        kill(pid, SIGKILL);
+        killed++;
+        usleep(20000);
+    }
+    assert_int_equal(t.res.status, ASB_STATUS_TIMEOUT);
+    assert_true(t.elapsed <= 1.0 + 3.0);
+    assert_int_equal(peak, 2);
+    assert_int_equal(after, 1); /* the orphan; the SIGTERM-ignoring child in the group is gone */
+    asb_result_free(&t.res);
+}
+
+/* ---- output caps --------------------------------------------------------------------------- */
+
+#define CAP 65536
+
+static void run_output(const char *profile, const char *code, asb_result_t *r)
+{
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.code = code;
+    cfg.interpreter = RT_PY;
+    cfg.limits.output_bytes = CAP;
+    cfg.limits.timeout_s = 5;
+    asb_error_t err;
+    assert_int_equal(asb_run(&cfg, r, &err), 0);
+}
+
+static bool all_bytes(const asb_bytes_t *b, unsigned char c)
+{
+    for (size_t i = 0; i < b->len; i++)
+        if (b->data[i] != c)
+            return false;
+    return true;
+}
+
+static void test_output_flood_cut_at_cap(void **state)
+{
+    (void)state;
+    const char *profiles[] = {"hardened", "baseline", "subprocess"};
+    for (size_t i = 0; i < 3; i++) {
+        double t0 = rt_now();
+        asb_result_t r;
+        run_output(profiles[i], "import os\nwhile True: os.write(1, b'x' * 100000)\n", &r);
+        if (r.out.len != CAP)
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.out.len, CAP);
+        assert_true(all_bytes(&r.out, 'x'));
+        assert_true(r.stdout_truncated);
+        assert_false(r.stderr_truncated);
+        assert_int_equal(r.status, ASB_STATUS_OUTPUT_LIMIT);
+        assert_int_equal(asb_result_exit_status(&r), 137);
+        assert_true(rt_now() - t0 < 4.0); /* cut, not left to run into the timeout */
+        asb_result_free(&r);
+
+        run_output(profiles[i], "import os\nwhile True: os.write(2, b'e' * 4097)\n", &r);
+        assert_int_equal(r.err.len, CAP);
+        assert_true(all_bytes(&r.err, 'e'));
+        assert_true(r.stderr_truncated);
+        assert_false(r.stdout_truncated);
+        assert_int_equal(r.status, ASB_STATUS_OUTPUT_LIMIT);
+        asb_result_free(&r);
+    }
+}
+
+static void test_output_exact_cap_is_not_truncated(void **state)
+{
+    (void)state;
+    /* The boundary: exactly CAP bytes is complete output; CAP + 1 is not. */
+    const char *profiles[] = {"hardened", "subprocess"};
+    for (size_t i = 0; i < 2; i++) {
+        asb_result_t r;
+        run_output(profiles[i], "import os\nos.write(1, b'y' * 65536)\n", &r);
+        if (r.status != ASB_STATUS_COMPLETED)
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_int_equal(r.out.len, CAP);
+        assert_false(r.stdout_truncated);
+        asb_result_free(&r);
+
+        run_output(profiles[i], "import os\nos.write(1, b'y' * 65537)\n", &r);
+        assert_int_equal(r.status, ASB_STATUS_OUTPUT_LIMIT);
+        assert_int_equal(r.out.len, CAP);
+        assert_true(r.stdout_truncated);
+        asb_result_free(&r);
+    }
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+static void test_oom_from_cgroup_not_output(void **state)
+{
+    (void)state;
+    const char *alloc = "x = b'x' * (300 * 1024 * 1024)\nprint(len(x))\n";
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, alloc, NULL, 0, &r), 0);
+    if (r.status != ASB_STATUS_OOM_KILLED)
+        rt_dump("oom", &r);
+    assert_int_equal(r.status, ASB_STATUS_OOM_KILLED);
+    assert_true(r.out_of_memory);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_int_equal(asb_result_exit_status(&r), 137);
+    assert_true(r.limits_enforced.memory_bytes == 128ull << 20);
+    assert_true(r.memory_peak_bytes <= (128ull << 20) + (1ull << 20));
+    asb_result_free(&r);
+
+    /* Positive control: without the cgroup the same allocation succeeds, so the kill above came
+     * from the memory limit and not from something else in the program. */
+    assert_int_equal(rt_run_code("hardened", ASB_WEAKEN_CGROUP, alloc, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_true(rt_bytes_eq(&r.out, "314572800\n"));
+    assert_false(r.out_of_memory);
+    asb_result_free(&r);
+
+    /* Programs that only look like an OOM. */
+    const char *fake137 = "import sys\nprint('Killed')\nprint('MemoryError', file=sys.stderr)\n"
+                          "sys.exit(137)\n";
+    assert_int_equal(rt_run_code("hardened", 0, fake137, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.exit_code, 137);
+    assert_false(r.out_of_memory);
+    asb_result_free(&r);
+
+    const char *memerr = "raise MemoryError('fake')\n";
+    assert_int_equal(rt_run_code("hardened", 0, memerr, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.exit_code, 1);
+    assert_false(r.out_of_memory);
+    assert_true(rt_bytes_has(&r.err, "MemoryError"));
+    asb_result_free(&r);
+
+    const char *selfkill = "import os\nprint('Killed', flush=True)\nos.kill(os.getpid(), 9)\n";
+    assert_int_equal(rt_run_code("hardened", 0, selfkill, NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_KILLED);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_false(r.out_of_memory);
+    asb_result_free(&r);
+}
+
+/* ---- pids ------------------------------------------------------------------------------------ */
+
+typedef struct pid_watch {
+    volatile bool stop;
+    long peak_current; /* max pids.current seen */
+    long max_events;   /* pids.events "max": forks refused by the limit */
+    int peak_procs;    /* max processes seen in our cgroup in /proc */
+    bool saw_cgroup;
+} pid_watch_t;
+
+static long read_key(const char *text, const char *key)
+{
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static void *pid_watch_main(void *arg)
+{
+    pid_watch_t *w = arg;
+    char pat[2][128];
+    snprintf(pat[0], sizeof(pat[0]), "/sys/fs/cgroup/pids/agent-sandbox/asb-%d-*", (int)getpid());
+    snprintf(pat[1], sizeof(pat[1]), "/sys/fs/cgroup/agent-sandbox/asb-%d-*", (int)getpid());
+    while (!w->stop) {
+        for (int i = 0; i < 2; i++) {
+            glob_t g;
+            if (glob(pat[i], GLOB_ONLYDIR, NULL, &g) == 0 && g.gl_pathc == 1) {
+                char path[512];
+                snprintf(path, sizeof(path), "%s/pids.current", g.gl_pathv[0]);
+                char *cur = rt_read_file(path, NULL);
+                if (cur) {
+                    w->saw_cgroup = true;
+                    long v = strtol(cur, NULL, 10);
+                    if (v > w->peak_current)
+                        w->peak_current = v;
+                }
+                free(cur);
+                snprintf(path, sizeof(path), "%s/pids.events", g.gl_pathv[0]);
+                char *ev = rt_read_file(path, NULL);
+                long m = read_key(ev, "max ");
+                if (m > w->max_events)
+                    w->max_events = m;
+                free(ev);
+            }
+            globfree(&g);
+        }
+        int procs = rt_count_our_processes(false);
+        if (procs > w->peak_procs)
+            w->peak_procs = procs;
+        usleep(5000);
+    }
+    return NULL;
+}
+
+static void test_fork_bomb_held_by_pids(void **state)
+{
+    (void)state;
+    const uint64_t limit = 24;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.interpreter = RT_PY;
+    cfg.code = "import os\n"
+               "while True:\n"
+               "    try:\n"
+               "        os.fork()\n"
+               "    except OSError:\n"
+               "        pass\n";
+    cfg.limits.pids = limit;
+    cfg.limits.timeout_s = 2.0;
+    pid_watch_t w = {0};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, pid_watch_main, &w), 0);
+    asb_result_t r;
+    asb_error_t err;
+    double t0 = rt_now();
+    int rc = asb_run(&cfg, &r, &err);
+    double elapsed = rt_now() - t0;
+    w.stop = true;
+    pthread_join(th, NULL);
+    fprintf(stderr,
+            "  fork bomb: %s after %.2f s, peak pids.current %ld, refused forks %ld, "
+            "peak processes seen %d (limit %llu)\n",
+            asb_status_name(r.status), elapsed, w.peak_current, w.max_events, w.peak_procs,
+            (unsigned long long)limit);
+    assert_int_equal(rc, 0);
+    assert_int_not_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.limits_enforced.pids, limit);
+    assert_true(w.saw_cgroup);
+    assert_true(w.peak_current <= (long)limit);
+    assert_true(w.peak_procs <= (int)limit);
+    assert_true(w.max_events > 0); /* the limit was reached and refused forks */
+    assert_true(elapsed <= 2.0 + 3.0);
+    asb_result_free(&r);
+
+    /* The host is still fine: we can fork, and a normal run right after works. */
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0)
+        _exit(7);
+    int st;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    assert_int_equal(WEXITSTATUS(st), 7);
+    assert_int_equal(rt_run_code("hardened", 0, "print(6 * 7)", NULL, 0, &r), 0);
+    assert_true(rt_bytes_eq(&r.out, "42\n"));
+    asb_result_free(&r);
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("SKIP: runtime integration tests need root (real namespaces and cgroups)\n");
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        RT_TEST(test_timeout_kills_resisters),    RT_TEST(test_subprocess_orphan_escapes),
+        RT_TEST(test_output_flood_cut_at_cap),    RT_TEST(test_output_exact_cap_is_not_truncated),
+        RT_TEST(test_oom_from_cgroup_not_output), RT_TEST(test_fork_bomb_held_by_pids),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
