@@ -133,6 +133,10 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
                        ASB_MAX_TIMEOUT_S);
     if (!(req->cpus >= 0) || req->cpus > 1024 || isnan(req->cpus))
         return asb_err(err, -EINVAL, "cpus must be between 0 and 1024");
+    if (req->pids == 1)
+        return asb_err(err, -EINVAL,
+                       "pids limit 1 leaves no room for the program: the limit "
+                       "counts the sandbox's supervisor too (minimum 2)");
     if (req->memory_bytes && req->memory_bytes < 4 * ASB_MIB)
         return asb_err(err, -EINVAL, "memory limit below 4 MiB cannot start a process");
     *out = *def;

@@ -331,7 +331,9 @@ int main(void)
         if (p[2].revents) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-                if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+                /* Only a signal from outside the namespace (the host's backstop) ends the run:
+                 * from there the sender's pid reads as 0. The workload may not stop us. */
+                if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && si.ssi_pid == 0) {
                     st.host_abort = true;
                     kill_all(&st);
                 }
