@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -216,6 +217,58 @@ static void send_packet(int ctl, const char *type)
         ;
 }
 
+/* baseline's writable /usr: a detached clone of the host's /usr, idmapped into the sandbox's
+ * user namespace so root inside owns what host root owns, then handed to the supervisor as the
+ * overlay's lower layer. Detached: it is never attached anywhere on the host, and it is freed
+ * with the last fd. Only real root can idmap a host file system, hence the host does it. */
+static int send_usr_tree(native_run_t *r, asb_error_t *err)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/user", r->pid);
+    int ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0)
+        return asb_err_sys(err, errno, "open %s", path);
+    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/usr",
+                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    int rc = 0;
+    if (tree < 0) {
+        rc = asb_err_sys(err, errno, "clone /usr for the overlay");
+    } else {
+        /* Read-only: through this clone, root inside would write the host's /usr as host root.
+         * The overlay never writes its lower layer; this makes it impossible, not just unused. */
+        struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY |
+                                           MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                               .userns_fd = (uint64_t)ns};
+        if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
+            rc = asb_err_sys(err, errno, "idmap /usr for the overlay");
+    }
+    if (rc == 0) {
+        char msg[] = "{\"type\":\"usr_tree\"}";
+        struct iovec iov = {.iov_base = msg, .iov_len = sizeof(msg) - 1};
+        union {
+            char b[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } cm;
+        memset(&cm, 0, sizeof(cm));
+        struct msghdr m = {
+            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &tree, sizeof(int));
+        ssize_t w;
+        while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+            ;
+        if (w < 0)
+            rc = asb_err_sys(err, errno, "hand /usr to the supervisor");
+    }
+    if (tree >= 0)
+        close(tree);
+    close(ns);
+    return rc;
+}
+
 static int spawn(native_run_t *r, asb_error_t *err)
 {
     const asb_profile_t *p = &r->plan->profile;
@@ -245,6 +298,8 @@ static int spawn(native_run_t *r, asb_error_t *err)
     int rc;
     if ((rc = write_id_map(r->pid, "uid_map", err)) < 0 ||
         (rc = write_id_map(r->pid, "gid_map", err)) < 0)
+        return rc;
+    if (r->plan->profile.root == ASB_ROOT_OVERLAY_RW && (rc = send_usr_tree(r, err)) < 0)
         return rc;
     if (write(r->sync[1], "x", 1) != 1)
         return asb_err_sys(err, errno, "release supervisor");

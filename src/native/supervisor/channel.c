@@ -68,6 +68,44 @@ int sup_send_error(int ctl, const char *nonce, const char *message)
     return send_obj(ctl, nonce, "error", json_pack("{s:s}", "message", message), -1);
 }
 
+int sup_recv_fd(int ctl, const char *want, int timeout_ms)
+{
+    struct pollfd p = {.fd = ctl, .events = POLLIN};
+    int r;
+    while ((r = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
+        ;
+    if (r <= 0)
+        return -ETIMEDOUT;
+    char buf[256];
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf) - 1};
+    union {
+        char b[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } cm;
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+    ssize_t n;
+    while ((n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0)
+        return -EPROTO;
+    buf[n] = '\0';
+    int fd = -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        memcpy(&fd, CMSG_DATA(c), sizeof(int));
+    json_t *o = json_loads(buf, 0, NULL);
+    const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
+    bool ok = type && strcmp(type, want) == 0 && fd >= 0;
+    json_decref(o);
+    if (!ok) {
+        if (fd >= 0)
+            close(fd);
+        return -EPROTO;
+    }
+    return fd;
+}
+
 int sup_wait_for(int ctl, const char *want, int timeout_ms)
 {
     struct pollfd p = {.fd = ctl, .events = POLLIN};

@@ -206,7 +206,14 @@ int main(void)
         return fatal(NULL, err.message);
     close(ASB_FD_SPEC);
     const char *workspace = NULL;
-    if (sup_build_root(&spec, &workspace, &err) < 0)
+    int usr_tree = -1;
+    if (spec.root == ASB_ROOT_OVERLAY_RW &&
+        (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
+        return fatal(&spec, "no idmapped /usr from the host");
+    int built = sup_build_root(&spec, usr_tree, &workspace, &err);
+    if (usr_tree >= 0)
+        close(usr_tree);
+    if (built < 0)
         return fatal(&spec, err.message);
     int wsfd = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (wsfd < 0 || sup_send_fd(ctl, spec.nonce, "workspace", wsfd) < 0)

@@ -101,12 +101,53 @@ static int tmpfs(const char *dst, uint64_t bytes, const char *mode, unsigned lon
 
 /* The merged-/usr links (/bin -> usr/bin, ...) as the host has them; a real directory on a host
  * without merged /usr is bound read-only instead. */
-static int system_paths(asb_error_t *err)
+/* baseline: /usr as an overlay whose upper layer is a tmpfs, like a container's writable layer:
+ * writable inside, and no write ever reaches the host's /usr. The staging tmpfs is detached
+ * right away (overlayfs keeps private clones of its layers), so no staging path stays mounted. */
+static int overlay_usr(int usr_tree, uint64_t upper_bytes, asb_error_t *err)
+{
+    /* Short neutral names: they show up in the overlay's mount options. */
+    const char *lower = NEWROOT "/.l", *layer = NEWROOT "/.u";
+    int rc;
+    if (usr_tree < 0)
+        return asb_err(err, -EBADF, "overlay /usr: no idmapped /usr from the host");
+    if ((rc = mkdir_p(lower, 0700, err)) < 0)
+        return rc;
+    if (syscall(SYS_move_mount, usr_tree, "", AT_FDCWD, lower, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return asb_err_sys(err, errno, "attach idmapped /usr");
+    if ((rc = mkdir_p(layer, 0700, err)) < 0 ||
+        (rc = tmpfs(layer, upper_bytes, "0755", MS_NOSUID | MS_NODEV, err)) < 0 ||
+        (rc = mkdir_p(NEWROOT "/.u/upper", 0755, err)) < 0 ||
+        (rc = mkdir_p(NEWROOT "/.u/work", 0755, err)) < 0)
+        return rc;
+    /* Relative layer paths, resolved from the new root: the mount options then name no path
+     * of the host's tree. */
+    if (chdir(NEWROOT) < 0)
+        return asb_err_sys(err, errno, "chdir new root");
+    rc = xmount("overlay", NEWROOT "/usr", "overlay", MS_NOSUID | MS_NODEV,
+                "lowerdir=.l,upperdir=.u/upper,workdir=.u/work", err);
+    if (chdir("/") < 0 && rc == 0)
+        rc = asb_err_sys(err, errno, "chdir /");
+    if (rc < 0)
+        return rc;
+    if (umount2(layer, MNT_DETACH) < 0 || umount2(lower, MNT_DETACH) < 0)
+        return asb_err_sys(err, errno, "detach overlay layers");
+    if (rmdir(layer) < 0 || rmdir(lower) < 0)
+        return asb_err_sys(err, errno, "remove overlay staging");
+    return 0;
+}
+
+static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
 {
     static const char *const top[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
     int rc;
-    if ((rc = mkdir_p(NEWROOT "/usr", 0755, err)) < 0 ||
-        (rc = bind_ro("/usr", NEWROOT "/usr", err)) < 0)
+    if ((rc = mkdir_p(NEWROOT "/usr", 0755, err)) < 0)
+        return rc;
+    if (spec->root == ASB_ROOT_OVERLAY_RW)
+        rc = overlay_usr(usr_tree, spec->tmp_bytes, err);
+    else
+        rc = bind_ro("/usr", NEWROOT "/usr", err);
+    if (rc < 0)
         return rc;
     for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
         char src[64], dst[64], target[256];
@@ -278,7 +319,7 @@ static int host_root_workspace(const sup_spec_t *spec, const char **workspace, a
     return 0;
 }
 
-int sup_build_root(const sup_spec_t *spec, const char **workspace, asb_error_t *err)
+int sup_build_root(const sup_spec_t *spec, int usr_tree, const char **workspace, asb_error_t *err)
 {
     int rc;
     /* Cut propagation first: nothing mounted below may ever appear in the host's namespace. */
@@ -291,7 +332,7 @@ int sup_build_root(const sup_spec_t *spec, const char **workspace, asb_error_t *
     unsigned long wsx = spec->workspace_noexec ? MS_NOEXEC : 0;
     unsigned long tmpx = spec->tmp_noexec ? MS_NOEXEC : 0;
     if ((rc = tmpfs(NEWROOT, root_bytes, "0755", MS_NOSUID | MS_NODEV, err)) < 0 ||
-        (rc = system_paths(err)) < 0 || (rc = synth_etc(spec, err)) < 0 ||
+        (rc = system_paths(spec, usr_tree, err)) < 0 || (rc = synth_etc(spec, err)) < 0 ||
         (rc = minimal_dev(spec, err)) < 0 || (rc = proc_fs(spec, err)) < 0)
         return rc;
     for (size_t i = 0; i < spec->n_bind_ro; i++) {

@@ -42,9 +42,12 @@ int sup_send_fd(int ctl, const char *nonce, const char *type, int fd);
 int sup_send_error(int ctl, const char *nonce, const char *message);
 /* Wait for a message of type `want` (1); anything else, a hangup or the timeout is 0. */
 int sup_wait_for(int ctl, const char *want, int timeout_ms);
+/* Receive a message of type `want` carrying an fd; returns the fd or a negative code. */
+int sup_recv_fd(int ctl, const char *want, int timeout_ms);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
-int sup_build_root(const sup_spec_t *spec, const char **workspace, asb_error_t *err);
+/* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. */
+int sup_build_root(const sup_spec_t *spec, int usr_tree, const char **workspace, asb_error_t *err);
 int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
 int sup_loopback_up(asb_error_t *err);
 
