@@ -66,4 +66,7 @@ typedef struct sup_workload_fds {
 __attribute__((noreturn)) void sup_workload_main(const sup_spec_t *spec, const char *workspace,
                                                  const sup_workload_fds_t *fds);
 
+/* Container mode (docker backend), container.c: PID 1 of a container Docker isolated. */
+int sup_container_main(void);
+
 #endif
