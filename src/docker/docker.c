@@ -89,7 +89,7 @@ int asb_docker_supervisor_path(char *out, size_t len, asb_error_t *err)
 
 static void send_verdict(drun_t *r, bool go)
 {
-    if (asb_docker_attach_write(r->att, go ? "g\n" : "a\n", 2) < 0 && go)
+    if (asb_docker_attach_write(r->att, go ? "g" : "a", 1) < 0 && go)
         r->released = false;
 }
 
@@ -98,6 +98,15 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
     json_t *m = json_loadb((const char *)buf, len, 0, NULL);
     const char *type = json_string_value(json_object_get(m, "type"));
     const char *nonce = json_string_value(json_object_get(m, "nonce"));
+    if (type && nonce && !*nonce && strcmp(type, "error") == 0 && !r->sup_error) {
+        /* Before it could read the spec the supervisor knows no nonce; a failure either way. */
+        const char *msg = json_string_value(json_object_get(m, "message"));
+        if (asprintf(&r->sup_error, "supervisor (before reading the spec): %s",
+                     msg ? msg : "failed") < 0)
+            r->sup_error = NULL;
+        json_decref(m);
+        return;
+    }
     if (!type || !nonce || strcmp(nonce, r->plan->nonce) != 0) {
         r->protocol_error = true; /* only the supervisor writes frames: this is not ours */
         json_decref(m);
@@ -221,6 +230,12 @@ static void event_loop(drun_t *r)
         if (got <= 0) {
             r->eof = true;
             break;
+        }
+        if (getenv("ASB_DOCKER_DEBUG")) {
+            fprintf(stderr, "attach %ld:", got);
+            for (long k = 0; k < got && k < 64; k++)
+                fprintf(stderr, " %02x", buf[k]);
+            fprintf(stderr, "\n");
         }
         feed_mux(r, buf, (size_t)got);
         if (r->protocol_error && !give_up) {
@@ -377,6 +392,26 @@ out:
 static void copy_out(drun_t *r)
 {
     const asb_plan_t *plan = r->plan;
+    /* What the supervisor refused (with its reason) is not looked for in the archive. */
+    json_t *refused = json_object_get(r->report, "files_refused");
+    char **want = calloc(plan->n_files_out + 1, sizeof(char *));
+    size_t n_want = 0;
+    if (!want) {
+        for (size_t i = 0; i < plan->n_files_out; i++)
+            asb_result_add_refused(r->res, plan->files_out[i], "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < plan->n_files_out; i++) {
+        const char *why = json_string_value(json_object_get(refused, plan->files_out[i]));
+        if (why)
+            asb_result_add_refused(r->res, plan->files_out[i], why);
+        else
+            want[n_want++] = plan->files_out[i];
+    }
+    if (n_want == 0) {
+        free(want);
+        return;
+    }
     char path[220];
     snprintf(path, sizeof(path), "/containers/%s/archive?path=%s/o/%s", r->id, ASB_DOCKER_IO_DIR,
              plan->nonce);
@@ -387,17 +422,19 @@ static void copy_out(drun_t *r)
     if (asb_docker_http(r->eng, "GET", path, NULL, NULL, 0, ASB_DOCKER_HTTP_TIMEOUT_MS, &status,
                         &tar, &len, &e) < 0 ||
         status != 200) {
-        for (size_t i = 0; i < plan->n_files_out; i++)
-            asb_result_add_refused(r->res, plan->files_out[i], "no outputs from the container");
+        for (size_t i = 0; i < n_want; i++)
+            asb_result_add_refused(r->res, want[i], "no outputs from the container");
         free(tar);
+        free(want);
         return;
     }
-    if (asb_docker_tar_extract((unsigned char *)tar, len, plan->nonce, plan->files_out,
-                               plan->n_files_out, plan->limits.file_out_bytes, r->res, &e) < 0) {
-        for (size_t i = 0; i < plan->n_files_out; i++)
-            asb_result_add_refused(r->res, plan->files_out[i], "unreadable engine archive");
+    if (asb_docker_tar_extract((unsigned char *)tar, len, plan->nonce, want, n_want,
+                               plan->limits.file_out_bytes, r->res, &e) < 0) {
+        for (size_t i = 0; i < n_want; i++)
+            asb_result_add_refused(r->res, want[i], "unreadable engine archive");
     }
     free(tar);
+    free(want);
 }
 
 static void remove_container(drun_t *r)

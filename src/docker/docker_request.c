@@ -57,15 +57,16 @@ json_t *asb_docker_spec(const asb_plan_t *plan, bool io_volume)
         in = asb_json_base64(plan->stdin_data, plan->stdin_len);
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
-        "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:s, "
-        "s:s, s:o, s:o, s:o, s:b, s:o, s:b}",
+        "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b}",
         "nonce", plan->nonce, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "caps",
         p.caps == ASB_CAPS_NONE ? "none" : "docker_default", "caps_keep",
         (json_int_t)asb_docker_default_caps(), "no_new_privs", p.no_new_privs, "seccomp",
         seccomp_name(p.seccomp), "netns", p.ns_net, "root_ro", p.root == ASB_ROOT_ALLOWLIST_RO,
         "hostname", ASB_SANDBOX_HOSTNAME, "fsize", (json_int_t)plan->limits.fsize_bytes, "nofile",
         (json_int_t)plan->limits.nofile, "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1),
-        "output_bytes", (json_int_t)plan->limits.output_bytes, "argv", strv_json(plan->argv), "env",
+        "output_bytes", (json_int_t)plan->limits.output_bytes, "file_out_bytes",
+        (json_int_t)plan->limits.file_out_bytes, "argv", strv_json(plan->argv), "env",
         strv_json(plan->env), "workspace", ASB_WORKSPACE, "io_dir",
         io_volume ? ASB_DOCKER_IO_DIR : "", "files_in", files_in, "files_out", files_out, "code",
         code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_file",
