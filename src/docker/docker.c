@@ -231,12 +231,6 @@ static void event_loop(drun_t *r)
             r->eof = true;
             break;
         }
-        if (getenv("ASB_DOCKER_DEBUG")) {
-            fprintf(stderr, "attach %ld:", got);
-            for (long k = 0; k < got && k < 64; k++)
-                fprintf(stderr, " %02x", buf[k]);
-            fprintf(stderr, "\n");
-        }
         feed_mux(r, buf, (size_t)got);
         if (r->protocol_error && !give_up) {
             backstop_kill(r);
