@@ -64,5 +64,4 @@ t2=$(date +%s.%N)
 [ -x "$CLI" ] || die "$CLI not built (cmake -S . -B build && cmake --build build)"
 "$CLI" image build
 t3=$(date +%s.%N)
-printf 'docker-setup: install %.1fs, engine %.1fs, image %.1fs\n' \
-  "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$(echo "$t3 - $t2" | bc)"
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN { printf "docker-setup: install %.1fs, engine %.1fs, image %.1fs\n", b - a, c - b, d - c }'
