@@ -199,6 +199,27 @@ int asb_preflight(char **json, asb_error_t *err);
  * *report (malloc'd, may be NULL) lists what was removed, one item per line. */
 int asb_cleanup(char **report, asb_error_t *err);
 
+/* ---- docker backend --------------------------------------------------------------------------- */
+
+/* The exact container-create request body (JSON, malloc'd) a docker run of `profile` ("baseline",
+ * "hardened", or "docker-baseline" / "docker-hardened") sends for `python3 -c pass`, with the
+ * given limits (NULL = the profile's) and image (NULL = the default image). Pure: contacts no
+ * engine and changes nothing; only the per-run nonce and run id are zeroed. */
+int asb_docker_request_json(const char *profile, const asb_limits_t *limits, const char *image,
+                            char **json, asb_error_t *err);
+
+/* Every docker profile: create request, equivalent `docker run` argv, each isolation flag and
+ * all_hardening_present, as JSON (malloc'd). Contacts no engine. */
+int asb_docker_profiles_json(char **json, asb_error_t *err);
+
+/* Assemble the default image from the host's python (interpreter, stdlib, the libraries ldd
+ * lists, /bin/sh) and load it with the engine's image import. image NULL = the default name.
+ * *report (malloc'd) says what was built. */
+int asb_docker_image_build(const char *image, char **report, asb_error_t *err);
+
+/* Remove owner-tagged docker containers whose owner is gone. */
+int asb_docker_cleanup(char **report, asb_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

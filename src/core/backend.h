@@ -6,8 +6,6 @@
 
 int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
 int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
-/* The docker profiles: exact create request and docker run argv, without contacting a daemon. */
-int asb_docker_profiles_json(char **json, asb_error_t *err);
 int asb_docker_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
 
 #endif

@@ -89,5 +89,19 @@ int asb_cleanup(char **report, asb_error_t *err)
         }
     }
     int r2 = reap_temp_dirs(report, rc < 0 ? &e : err);
+    /* Containers of dead owners. No engine means no containers to reap: say so, not an error. */
+    char *dk = NULL;
+    asb_error_t de;
+    if (asb_docker_cleanup(&dk, &de) < 0) {
+        char line[1200];
+        snprintf(line, sizeof(line), "docker: skipped (%s)", de.message);
+        append(report, line);
+    } else if (dk && *dk) {
+        size_t len = strlen(dk);
+        while (len && dk[len - 1] == '\n')
+            dk[--len] = '\0';
+        append(report, dk);
+    }
+    free(dk);
     return rc < 0 ? rc : r2;
 }

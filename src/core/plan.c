@@ -315,7 +315,17 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     int rc;
     if (!cfg)
         return asb_err(err, -EINVAL, "no config");
-    const asb_profile_t *prof = asb_profile_find(cfg->profile);
+    /* The seed's names for the docker profiles: docker-baseline, docker-hardened. */
+    const char *pname = cfg->profile, *cfg_backend = cfg->backend;
+    if (pname && strncmp(pname, "docker-", 7) == 0 &&
+        (strcmp(pname + 7, "baseline") == 0 || strcmp(pname + 7, "hardened") == 0)) {
+        if (cfg_backend && strcmp(cfg_backend, "docker") != 0)
+            return asb_err(err, -EINVAL, "profile %s needs backend docker, not '%s'", pname,
+                           cfg_backend);
+        pname += 7;
+        cfg_backend = "docker";
+    }
+    const asb_profile_t *prof = asb_profile_find(pname);
     if (!prof)
         return asb_err(err, -EINVAL,
                        "unknown profile '%s' (expected subprocess, baseline or "
@@ -331,14 +341,14 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     plan->weaken = cfg->weaken;
     apply_weakenings(&plan->profile, cfg->weaken);
 
-    const char *backend = cfg->backend ? cfg->backend : "native";
+    const char *backend = cfg_backend ? cfg_backend : "native";
     if (!prof->sandboxed) {
-        if (cfg->backend && strcmp(cfg->backend, "native") != 0 &&
-            strcmp(cfg->backend, "subprocess") != 0)
+        if (cfg_backend && strcmp(cfg_backend, "native") != 0 &&
+            strcmp(cfg_backend, "subprocess") != 0)
             return asb_err(err, -EINVAL,
                            "profile subprocess runs on the host; backend '%s' "
                            "does not apply",
-                           cfg->backend);
+                           cfg_backend);
         backend = "subprocess";
     } else if (strcmp(backend, "native") != 0 && strcmp(backend, "docker") != 0) {
         return asb_err(err, -EINVAL, "unknown backend '%s' (expected native or docker)", backend);

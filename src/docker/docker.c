@@ -1,18 +1,565 @@
-/* docker.c - the docker backend (Docker Engine API over its unix socket). */
+/* docker.c - the docker backend: one run's lifecycle against a real engine.
+ *
+ * create -> inspect and verify against the request -> (archive in) -> attach -> start -> relay
+ * the supervisor's frames with caps, keep a backstop deadline -> inspect (OOMKilled, exit code)
+ * -> (archive out) -> remove with force, in every path. Nothing starts unless the engine's own
+ * account of the container matches what was asked; nothing counts as completed unless the
+ * supervisor's nonce-tagged attestation and exit report agree with what the engine saw. */
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/limits.h"
+#include "core/owner.h"
+#include "core/result.h"
+#include "docker/docker.h"
+#include "io/capture.h"
+#include "io/file_in.h"
+#include "native/native_spec.h"
+#include "native/proto.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct drun {
+    const asb_plan_t *plan;
+    asb_result_t *res;
+    const asb_docker_hooks_t *hooks;
+    asb_profile_t prof;
+    asb_docker_engine_t *eng;
+    asb_docker_attach_t *att;
+    json_t *body;
+    char id[96];
+    bool created;
+    /* the engine's stream multiplexing: 8-byte header (stream, 0, 0, 0, size BE32) */
+    unsigned char mux_hdr[8];
+    size_t mux_hdr_len, mux_left;
+    int mux_stream;
+    /* the supervisor's frames inside stream 1 */
+    unsigned char fr_hdr[ASB_FRAME_HDR];
+    size_t fr_hdr_len;
+    unsigned char *fr_buf;
+    size_t fr_len, fr_need;
+    int fr_type;
+    bool protocol_error;
+    asb_capbuf_t out, err, diag;
+    json_t *report;
+    char *sup_error;
+    bool attested, released, backstop_fired, eof;
+} drun_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The supervisor is bind-mounted as PID 1 of every container: a regular file that only root (or
+ * we) can change, the same rule as the native backend's. */
+int asb_docker_supervisor_path(char *out, size_t len, asb_error_t *err)
+{
+    const char *env = getenv("ASB_SUPERVISOR");
+    const char *cands[] = {env, ASB_SUPERVISOR_BUILD_PATH, ASB_SUPERVISOR_INSTALL_PATH};
+    for (size_t i = 0; i < 3; i++) {
+        if (!cands[i] || !*cands[i])
+            continue;
+        struct stat st;
+        if (stat(cands[i], &st) < 0) {
+            if (i == 0)
+                return asb_err_sys(err, errno, "supervisor %s (from ASB_SUPERVISOR)", cands[i]);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+            (st.st_mode & 022) || cands[i][0] != '/')
+            return asb_err(err, -EPERM,
+                           "supervisor %s is not an absolute path to a regular file owned by "
+                           "root and writable only by its owner",
+                           cands[i]);
+        snprintf(out, len, "%s", cands[i]);
+        return 0;
+    }
+    return asb_err(err, -ENOENT, "supervisor binary not found (looked at %s and %s)",
+                   ASB_SUPERVISOR_BUILD_PATH, ASB_SUPERVISOR_INSTALL_PATH);
+}
+
+static void send_verdict(drun_t *r, bool go)
+{
+    if (asb_docker_attach_write(r->att, go ? "g" : "a", 1) < 0 && go)
+        r->released = false;
+}
+
+static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
+{
+    json_t *m = json_loadb((const char *)buf, len, 0, NULL);
+    const char *type = json_string_value(json_object_get(m, "type"));
+    const char *nonce = json_string_value(json_object_get(m, "nonce"));
+    if (type && nonce && !*nonce && strcmp(type, "error") == 0 && !r->sup_error) {
+        /* Before it could read the spec the supervisor knows no nonce; a failure either way. */
+        const char *msg = json_string_value(json_object_get(m, "message"));
+        if (asprintf(&r->sup_error, "supervisor (before reading the spec): %s",
+                     msg ? msg : "failed") < 0)
+            r->sup_error = NULL;
+        json_decref(m);
+        return;
+    }
+    if (!type || !nonce || strcmp(nonce, r->plan->nonce) != 0) {
+        r->protocol_error = true; /* only the supervisor writes frames: this is not ours */
+        json_decref(m);
+        return;
+    }
+    if (strcmp(type, "attest") == 0 && !r->attested) {
+        r->attested = true;
+        asb_plan_t vplan = *r->plan; /* shallow: the verifier reads the profile only */
+        vplan.profile = r->prof;
+        bool ok = asb_native_verify_attestation(&vplan, m, &r->res->attestation);
+        r->released = ok;
+        send_verdict(r, ok);
+    } else if (strcmp(type, "exit") == 0 && !r->report) {
+        r->report = json_incref(m);
+    } else if (strcmp(type, "error") == 0 && !r->sup_error) {
+        const char *msg = json_string_value(json_object_get(m, "message"));
+        r->sup_error = strdup(msg ? msg : "supervisor failed");
+    }
+    json_decref(m);
+}
+
+/* Bytes of the supervisor's stdout: frames of type, length, payload. */
+static void feed_frames(drun_t *r, const unsigned char *p, size_t n)
+{
+    while (n && !r->protocol_error) {
+        if (r->fr_hdr_len < ASB_FRAME_HDR) {
+            r->fr_hdr[r->fr_hdr_len++] = *p++;
+            n--;
+            if (r->fr_hdr_len == ASB_FRAME_HDR) {
+                r->fr_type = r->fr_hdr[0];
+                r->fr_need = (size_t)r->fr_hdr[1] << 24 | (size_t)r->fr_hdr[2] << 16 |
+                             (size_t)r->fr_hdr[3] << 8 | r->fr_hdr[4];
+                r->fr_len = 0;
+                if (r->fr_need > ASB_DOCKER_FRAME_MAX ||
+                    (r->fr_type != ASB_FRAME_STDOUT && r->fr_type != ASB_FRAME_STDERR &&
+                     r->fr_type != ASB_FRAME_JSON)) {
+                    r->protocol_error = true;
+                    return;
+                }
+            }
+            if (r->fr_hdr_len < ASB_FRAME_HDR || r->fr_need)
+                continue;
+        }
+        size_t take = r->fr_need - r->fr_len < n ? r->fr_need - r->fr_len : n;
+        if (r->fr_type == ASB_FRAME_JSON) {
+            memcpy(r->fr_buf + r->fr_len, p, take);
+        } else {
+            asb_capbuf_append(r->fr_type == ASB_FRAME_STDOUT ? &r->out : &r->err, p, take);
+        }
+        r->fr_len += take;
+        p += take;
+        n -= take;
+        if (r->fr_len == r->fr_need) {
+            if (r->fr_type == ASB_FRAME_JSON)
+                handle_json(r, r->fr_buf, r->fr_len);
+            r->fr_hdr_len = 0;
+        }
+    }
+}
+
+/* Bytes of the attach stream: the engine's 8-byte headers, stream 1 stdout, 2 stderr. */
+static void feed_mux(drun_t *r, const unsigned char *p, size_t n)
+{
+    while (n) {
+        if (r->mux_left == 0) {
+            r->mux_hdr[r->mux_hdr_len++] = *p++;
+            n--;
+            if (r->mux_hdr_len == 8) {
+                r->mux_stream = r->mux_hdr[0];
+                r->mux_left = (size_t)r->mux_hdr[4] << 24 | (size_t)r->mux_hdr[5] << 16 |
+                              (size_t)r->mux_hdr[6] << 8 | r->mux_hdr[7];
+                r->mux_hdr_len = 0;
+            }
+            continue;
+        }
+        size_t take = r->mux_left < n ? r->mux_left : n;
+        if (r->mux_stream == 1)
+            feed_frames(r, p, take);
+        else
+            asb_capbuf_append(&r->diag, p, take); /* the supervisor's own stderr */
+        r->mux_left -= take;
+        p += take;
+        n -= take;
+    }
+}
+
+static void backstop_kill(drun_t *r)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "/containers/%s/kill?signal=KILL", r->id);
+    asb_error_t e;
+    asb_docker_json(r->eng, "POST", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, &e);
+}
+
+static void event_loop(drun_t *r)
+{
+    double setup_deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
+    double run_deadline = 0, give_up = 0;
+    unsigned char buf[65536];
+    while (!r->eof) {
+        double t = now_s();
+        if (r->released && run_deadline == 0)
+            run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S;
+        double deadline = give_up ? give_up : r->released ? run_deadline : setup_deadline;
+        if (t >= deadline) {
+            if (give_up)
+                break; /* killed and still no EOF: stop waiting, removal ends it */
+            r->backstop_fired = true;
+            backstop_kill(r);
+            give_up = t + ASB_BACKSTOP_GRACE_S;
+            continue;
+        }
+        struct pollfd p = {.fd = asb_docker_attach_fd(r->att), .events = POLLIN};
+        long got = asb_docker_attach_read(r->att, buf, sizeof(buf));
+        if (got == -EAGAIN) {
+            int pr = poll(&p, 1, (int)((deadline - t) * 1000) + 1);
+            if (pr < 0 && errno != EINTR)
+                break;
+            continue;
+        }
+        if (got <= 0) {
+            r->eof = true;
+            break;
+        }
+        feed_mux(r, buf, (size_t)got);
+        if (r->protocol_error && !give_up) {
+            backstop_kill(r);
+            give_up = now_s() + ASB_BACKSTOP_GRACE_S;
+        }
+    }
+}
+
+/* After the stream ended: the container's own state (exit code, OOMKilled), once it stopped. */
+static int final_state(drun_t *r, json_t **state, asb_error_t *err)
+{
+    char path[160];
+    json_t *ins = NULL;
+    for (int tries = 0; tries < 2; tries++) {
+        snprintf(path, sizeof(path), "/containers/%s/json", r->id);
+        int rc = asb_docker_json(r->eng, "GET", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, &ins, err);
+        if (rc < 0)
+            return rc;
+        json_t *st = json_object_get(ins, "State");
+        if (!json_is_true(json_object_get(st, "Running"))) {
+            *state = json_incref(st);
+            json_decref(ins);
+            return 0;
+        }
+        json_decref(ins);
+        ins = NULL;
+        /* Stream closed but still running: wait a little, then kill. */
+        snprintf(path, sizeof(path), "/containers/%s/wait", r->id);
+        asb_error_t e;
+        if (asb_docker_json(r->eng, "POST", path, NULL, 3000, NULL, &e) < 0)
+            backstop_kill(r);
+    }
+    return asb_err(err, -EIO, "container %s did not stop", r->id);
+}
+
+static void decide(drun_t *r, const json_t *state)
+{
+    asb_result_t *res = r->res;
+    json_t *rep = r->report;
+    bool oom = json_is_true(json_object_get(state, "OOMKilled"));
+    int engine_exit = (int)json_integer_value(json_object_get(state, "ExitCode"));
+    res->out_of_memory = oom;
+    if (rep) {
+        res->exit_code = (int)json_integer_value(json_object_get(rep, "exit_code"));
+        res->signal = (int)json_integer_value(json_object_get(rep, "signal"));
+        res->max_rss_kb = (long)json_integer_value(json_object_get(rep, "max_rss_kb"));
+        res->cpu_time_s = json_number_value(json_object_get(rep, "cpu_time_s"));
+    }
+    res->stdout_truncated =
+        r->out.truncated || (rep && json_is_true(json_object_get(rep, "stdout_truncated")));
+    res->stderr_truncated =
+        r->err.truncated || (rep && json_is_true(json_object_get(rep, "stderr_truncated")));
+    const char *exec_error = rep ? json_string_value(json_object_get(rep, "exec_error")) : NULL;
+    char msg[1400];
+    res->status = ASB_STATUS_SANDBOX_ERROR;
+    if (r->protocol_error) {
+        asb_result_set_error(res, "the container's output broke the supervisor's framing");
+    } else if (r->sup_error) {
+        asb_result_set_error(res, r->sup_error);
+    } else if (!r->released) {
+        if (res->attestation.present && !res->attestation.valid)
+            snprintf(msg, sizeof(msg), "attestation refused: %s",
+                     res->attestation.mismatch ? res->attestation.mismatch : "mismatch");
+        else
+            snprintf(msg, sizeof(msg), "%s%s%.*s",
+                     r->backstop_fired ? "container setup timed out"
+                                       : "no attestation from the supervisor",
+                     r->diag.len ? ": " : "", (int)(r->diag.len > 400 ? 400 : r->diag.len),
+                     r->diag.data ? (const char *)r->diag.data : "");
+        asb_result_set_error(res, msg);
+    } else if ((rep && json_is_true(json_object_get(rep, "timed_out"))) || r->backstop_fired) {
+        res->status = ASB_STATUS_TIMEOUT;
+        res->timed_out = true;
+    } else if ((rep && json_is_true(json_object_get(rep, "output_limit"))) ||
+               res->stdout_truncated || res->stderr_truncated) {
+        res->status = ASB_STATUS_OUTPUT_LIMIT;
+    } else if (oom && (!rep || res->signal != 0)) {
+        res->status = ASB_STATUS_OOM_KILLED;
+    } else if (rep && res->signal != 0) {
+        res->status = ASB_STATUS_KILLED;
+    } else if (!rep) {
+        asb_result_set_error(res, "no exit report from the supervisor");
+    } else if (exec_error && *exec_error) {
+        asb_result_set_error(res, exec_error);
+    } else if (res->exit_code < 0 || engine_exit != res->exit_code) {
+        asb_result_set_error(res, "exit report disagrees with the engine's exit code");
+    } else {
+        res->status = ASB_STATUS_COMPLETED;
+    }
+}
+
+static int copy_in(drun_t *r, asb_error_t *err)
+{
+    const asb_plan_t *plan = r->plan;
+    size_t n = plan->n_files_in + 2, nf = 0;
+    asb_tar_in_t *files = calloc(n, sizeof(*files));
+    char **names = calloc(n, sizeof(char *));
+    int rc = 0;
+    unsigned char *tar = NULL;
+    size_t tar_len = 0;
+    if (!files || !names) {
+        rc = asb_err_sys(err, ENOMEM, "files in");
+        goto out;
+    }
+    for (size_t i = 0; i < plan->n_files_in; i++) {
+        uint64_t size = 0;
+        int fd = -1;
+        if ((rc = asb_file_in_open(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
+                                   &size, err)) < 0)
+            goto out;
+        if (asprintf(&names[nf], "in/%s", plan->files_in[i].name) < 0) {
+            close(fd);
+            rc = asb_err_sys(err, ENOMEM, "files in");
+            goto out;
+        }
+        files[nf] = (asb_tar_in_t){.name = names[nf], .fd = fd, .len = (size_t)size};
+        nf++;
+    }
+    bool inline_data = plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
+    if (!inline_data && plan->code)
+        files[nf++] = (asb_tar_in_t){
+            .name = "in/" ASB_CODE_FILE, .data = plan->code, .len = plan->code_len, .fd = -1};
+    if (!inline_data && plan->stdin_len)
+        files[nf++] = (asb_tar_in_t){
+            .name = "in/.asb-stdin", .data = plan->stdin_data, .len = plan->stdin_len, .fd = -1};
+    /* "o" is where the supervisor leaves outputs, in a directory named by the nonce it alone
+     * knows; sticky and world-writable so a non-root supervisor can create it. */
+    const char *dirs[] = {"in", "o!"};
+    if ((rc = asb_docker_tar_build(dirs, 2, files, nf, &tar, &tar_len, err)) < 0)
+        goto out;
+    char path[200];
+    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s", r->id, ASB_DOCKER_IO_DIR);
+    long status = 0;
+    char *resp = NULL;
+    if ((rc = asb_docker_http(r->eng, "PUT", path, "application/x-tar", tar, tar_len,
+                              ASB_DOCKER_HTTP_TIMEOUT_MS, &status, &resp, NULL, err)) < 0)
+        goto out;
+    if (status != 200)
+        rc = asb_err(err, -EIO, "docker engine: copying files in: HTTP %ld: %.300s", status, resp);
+    free(resp);
+out:
+    for (size_t i = 0; files && i < nf; i++)
+        if (files[i].fd >= 0)
+            close(files[i].fd);
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+    free(files);
+    free(tar);
+    return rc;
+}
+
+static void copy_out(drun_t *r)
+{
+    const asb_plan_t *plan = r->plan;
+    /* What the supervisor refused (with its reason) is not looked for in the archive. */
+    json_t *refused = json_object_get(r->report, "files_refused");
+    char **want = calloc(plan->n_files_out + 1, sizeof(char *));
+    size_t n_want = 0;
+    if (!want) {
+        for (size_t i = 0; i < plan->n_files_out; i++)
+            asb_result_add_refused(r->res, plan->files_out[i], "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < plan->n_files_out; i++) {
+        const char *why = json_string_value(json_object_get(refused, plan->files_out[i]));
+        if (why)
+            asb_result_add_refused(r->res, plan->files_out[i], why);
+        else
+            want[n_want++] = plan->files_out[i];
+    }
+    if (n_want == 0) {
+        free(want);
+        return;
+    }
+    char path[220];
+    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s/o/%s", r->id, ASB_DOCKER_IO_DIR,
+             plan->nonce);
+    long status = 0;
+    char *tar = NULL;
+    size_t len = 0;
+    asb_error_t e;
+    if (asb_docker_http(r->eng, "GET", path, NULL, NULL, 0, ASB_DOCKER_HTTP_TIMEOUT_MS, &status,
+                        &tar, &len, &e) < 0 ||
+        status != 200) {
+        for (size_t i = 0; i < n_want; i++)
+            asb_result_add_refused(r->res, want[i], "no outputs from the container");
+        free(tar);
+        free(want);
+        return;
+    }
+    if (asb_docker_tar_extract((unsigned char *)tar, len, plan->nonce, want, n_want,
+                               plan->limits.file_out_bytes, r->res, &e) < 0) {
+        for (size_t i = 0; i < n_want; i++)
+            asb_result_add_refused(r->res, want[i], "unreadable engine archive");
+    }
+    free(tar);
+    free(want);
+}
+
+static void remove_container(drun_t *r)
+{
+    if (!r->created)
+        return;
+    char path[160];
+    snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", r->id);
+    asb_error_t e;
+    int rc = asb_docker_json(r->eng, "DELETE", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, &e);
+    if (rc == 0 || rc == -ENOENT)
+        r->created = false;
+    /* else: owner-tagged, so the next start or `cleanup` reaps it */
+}
+
+int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_docker_hooks_t *h,
+                          asb_error_t *err)
+{
+    double t0 = now_s();
+    drun_t r;
+    memset(&r, 0, sizeof(r));
+    r.plan = plan;
+    r.res = res;
+    r.hooks = h;
+    asb_docker_effective_profile(plan, &r.prof);
+    asb_capbuf_init(&r.out, plan->limits.output_bytes);
+    asb_capbuf_init(&r.err, plan->limits.output_bytes);
+    asb_capbuf_init(&r.diag, ASB_DOCKER_STDERR_KEEP);
+    json_t *sent = NULL, *ins = NULL, *state = NULL, *created = NULL;
+    char sup[4096], owner[64], path[512], why[2048];
+    int rc;
+
+    if (!(r.fr_buf = malloc(ASB_DOCKER_FRAME_MAX + 1))) {
+        rc = asb_err_sys(err, ENOMEM, "frames");
+        goto out;
+    }
+    if ((rc = asb_docker_engine_open(&r.eng, err)) < 0)
+        goto out;
+    char *report = NULL;
+    asb_error_t reap_err;
+    asb_docker_reap(r.eng, &report, &reap_err); /* best effort: never blocks a run */
+    free(report);
+    if ((rc = asb_docker_supervisor_path(sup, sizeof(sup), err)) < 0 ||
+        (rc = asb_owner_tag(owner, sizeof(owner))) < 0) {
+        if (rc != err->code)
+            asb_err(err, rc, "owner tag");
+        goto out;
+    }
+    asb_docker_req_ctx_t ctx = {.image = plan->docker_image,
+                                .supervisor = sup,
+                                .owner_tag = owner,
+                                .io_volume = asb_docker_needs_io_volume(plan)};
+    if (!(r.body = asb_docker_create_body(plan, &ctx)) || !(sent = json_deep_copy(r.body))) {
+        rc = asb_err_sys(err, ENOMEM, "create request");
+        goto out;
+    }
+    if (h && h->mutate_create)
+        h->mutate_create(sent, h->arg);
+    snprintf(path, sizeof(path), "/containers/create?name=%s-%s", owner, plan->run_id);
+    if ((rc = asb_docker_json(r.eng, "POST", path, sent, ASB_DOCKER_HTTP_TIMEOUT_MS, &created,
+                              err)) < 0)
+        goto out;
+    const char *id = json_string_value(json_object_get(created, "Id"));
+    if (!id || strlen(id) >= sizeof(r.id) || strspn(id, "0123456789abcdef") != strlen(id)) {
+        rc = asb_err(err, -EPROTO, "docker engine: create returned no container id");
+        goto out;
+    }
+    snprintf(r.id, sizeof(r.id), "%s", id);
+    r.created = true;
+    if (h && h->after_create)
+        h->after_create(r.id, h->arg);
+
+    snprintf(path, sizeof(path), "/containers/%s/json", r.id);
+    if ((rc = asb_docker_json(r.eng, "GET", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, &ins, err)) < 0)
+        goto out;
+    /* Against what the plan means (r.body), never against what was sent. */
+    if (!asb_docker_verify(&r.prof, plan->weaken, r.body, ins, why, sizeof(why))) {
+        rc = asb_err(err, -EPERM,
+                     "docker engine created a container that differs from the "
+                     "request; refused before start: %s",
+                     why);
+        goto out;
+    }
+    if (ctx.io_volume && (rc = copy_in(&r, err)) < 0)
+        goto out;
+    if ((rc = asb_docker_attach_open(r.eng, r.id, &r.att, err)) < 0)
+        goto out;
+    if (h && h->before_start)
+        h->before_start(r.id, h->arg);
+    snprintf(path, sizeof(path), "/containers/%s/start", r.id);
+    if ((rc = asb_docker_json(r.eng, "POST", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, err)) <
+        0)
+        goto out;
+    event_loop(&r);
+    if ((rc = final_state(&r, &state, err)) < 0)
+        goto out;
+    asb_capbuf_take(&r.out, &res->out);
+    asb_capbuf_take(&r.err, &res->err);
+    decide(&r, state);
+    if (res->status == ASB_STATUS_SANDBOX_ERROR) {
+        rc = asb_err(err, -EIO, "%s", res->error ? res->error : "sandbox error");
+        goto out;
+    }
+    if (plan->n_files_out)
+        copy_out(&r);
+    rc = 0;
+out:
+    asb_docker_attach_close(r.att);
+    if (r.eng)
+        remove_container(&r);
+    if (r.created && rc == 0) {
+        rc = asb_err(err, -EIO, "container %s could not be removed", r.id);
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+    }
+    asb_docker_engine_close(r.eng);
+    json_decref(r.body);
+    json_decref(sent);
+    json_decref(ins);
+    json_decref(state);
+    json_decref(created);
+    json_decref(r.report);
+    free(r.sup_error);
+    free(r.fr_buf);
+    asb_capbuf_free(&r.out);
+    asb_capbuf_free(&r.err);
+    asb_capbuf_free(&r.diag);
+    res->duration_s = now_s() - t0;
+    return rc;
+}
 
 int asb_docker_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
 {
-    (void)plan;
-    (void)res;
-    return asb_err(err, -ENOSYS, "docker backend is not built yet");
-}
-
-int asb_docker_profiles_json(char **json, asb_error_t *err)
-{
-    *json = NULL;
-    return asb_err(err, -ENOSYS, "docker backend is not built yet");
+    return asb_docker_run_hooked(plan, res, NULL, err);
 }

@@ -192,8 +192,10 @@ static int fatal(const sup_spec_t *spec, const char *msg)
     return 125;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--container") == 0)
+        return sup_container_main(); /* docker backend: container.c */
     asb_error_t err = {0};
     sup_spec_t spec;
     const int ctl = ASB_FD_CONTROL;

@@ -57,6 +57,11 @@ int sup_landlock_abi(void);
 int sup_landlock_scope_only(asb_error_t *err);
 int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
 
+/* What is in force for the calling process, read back from the kernel (a jansson json_t*, NULL
+ * on allocation failure): ids, capability sets, no_new_privs, seccomp mode, interfaces, root
+ * read-only, Landlock, hostname, pid namespace. */
+void *sup_attest(int landlock_requested, const char *scope_probe);
+
 /* Workload process: apply every control, attest, wait for go, exec. Never returns. */
 typedef struct sup_workload_fds {
     int out_w, err_w;        /* pipes to the supervisor */
@@ -66,5 +71,8 @@ typedef struct sup_workload_fds {
 } sup_workload_fds_t;
 __attribute__((noreturn)) void sup_workload_main(const sup_spec_t *spec, const char *workspace,
                                                  const sup_workload_fds_t *fds);
+
+/* Container mode (docker backend), container.c: PID 1 of a container Docker isolated. */
+int sup_container_main(void);
 
 #endif

@@ -97,7 +97,7 @@ static uint64_t parse_hex(const char *s)
 }
 
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
-static json_t *attest(int landlock_requested, const char *scope_probe)
+void *sup_attest(int landlock_requested, const char *scope_probe)
 {
     json_t *o = json_object();
     char line[512];
@@ -307,7 +307,7 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (!seccomp_done && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 
-    json_t *o = attest(spec->landlock, fds->scope_probe);
+    json_t *o = sup_attest(spec->landlock, fds->scope_probe);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!s)

@@ -1,0 +1,147 @@
+/* docker.h - the docker backend's internal interfaces.
+ *
+ * A run is: build the create request from the plan (pure) -> create -> inspect and compare with
+ * the request -> refuse on any mismatch -> copy inputs in (archive API) -> attach -> start ->
+ * relay the supervisor's frames with caps -> deadline backstop -> inspect (OOMKilled, exit code)
+ * -> copy outputs out -> remove with force, in every path.
+ *
+ * Docker-only constants live here rather than in core/limits.h: nothing outside src/docker uses
+ * them, and they describe the engine's API, not a profile. */
+#ifndef ASB_DOCKER_H
+#define ASB_DOCKER_H
+
+#include "core/plan.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ASB_DOCKER_DEFAULT_SOCKET "/var/run/docker.sock"
+#define ASB_DOCKER_API "/v1.41" /* Docker 20.10; newer engines still serve it */
+#define ASB_DOCKER_DEFAULT_IMAGE "agent-sandbox/python:latest"
+#define ASB_DOCKER_SUPERVISOR_PATH "/.asb/asb-supervisor" /* inside the container, read-only */
+#define ASB_DOCKER_IO_DIR "/.asb-io"      /* anonymous volume: inputs in, outputs out */
+#define ASB_DOCKER_SPEC_ENV "ASB_SPEC"    /* the run spec for the supervisor's container mode */
+#define ASB_DOCKER_INLINE_MAX (48 * 1024) /* code + stdin up to this go inline in the spec */
+#define ASB_DOCKER_LABEL_OWNER "org.agent-sandbox.owner"
+#define ASB_DOCKER_LABEL_RUN "org.agent-sandbox.run"
+#define ASB_DOCKER_LABEL_PROFILE "org.agent-sandbox.profile"
+#define ASB_DOCKER_STDERR_KEEP 4096      /* the supervisor's own diagnostics we keep */
+#define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */
+#define ASB_DOCKER_FRAME_MAX 65536       /* largest supervisor frame payload */
+
+/* Supervisor frames on the container's stdout: 1 type byte, 4-byte big-endian length, payload.
+ * Only the supervisor writes the container's stdout; the workload writes to pipes it reads. */
+#define ASB_FRAME_STDOUT 'o'
+#define ASB_FRAME_STDERR 'e'
+#define ASB_FRAME_JSON 'j' /* attest, exit, error: JSON tagged with the run's nonce */
+#define ASB_FRAME_HDR 5
+
+/* What a request is built from besides the plan. Pure data: building a request reads nothing. */
+typedef struct asb_docker_req_ctx {
+    const char *image;      /* NULL = ASB_DOCKER_DEFAULT_IMAGE */
+    const char *supervisor; /* host path of the supervisor binary, bind-mounted read-only */
+    const char *owner_tag;  /* "asb-<pid>-<start>" */
+    bool io_volume;         /* an anonymous volume at ASB_DOCKER_IO_DIR for files in/out */
+} asb_docker_req_ctx_t;
+
+/* The Docker profile a plan runs as: the plan's profile with what Docker cannot do (Landlock)
+ * switched off, so attestation checks only what is requested. */
+void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out);
+
+/* Whether the run needs the io volume (files in/out, or code/stdin too big to inline). */
+bool asb_docker_needs_io_volume(const asb_plan_t *plan);
+
+/* The container-mode run spec (JSON) for the supervisor. */
+json_t *asb_docker_spec(const asb_plan_t *plan, bool io_volume);
+
+/* The create request body. New reference or NULL (ENOMEM). */
+json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx);
+
+/* The equivalent `docker run` argv for a create body (NULL-terminated, malloc'd strings). */
+char **asb_docker_run_argv(const json_t *body, const char *name);
+void asb_docker_strv_free(char **v);
+
+/* Each isolation flag of a create body, true/false, and whether all hardening is present. */
+json_t *asb_docker_isolation_flags(const json_t *body, bool *all_present);
+
+/* Compare an inspect document with the request that created it, plus the profile's floor
+ * (e.g. hardened: CapDrop ALL, no CapAdd, no-new-privileges, NetworkMode none) independent of
+ * the request. Returns true when it matches; else why holds every mismatch. */
+bool asb_docker_verify(const asb_profile_t *p, uint32_t weaken, const json_t *request,
+                       const json_t *inspect, char *why, size_t why_len);
+
+/* The host path of the supervisor binary to bind-mount (ASB_SUPERVISOR, build tree, install
+ * prefix), checked: absolute, regular, owned by root or us, writable only by its owner. */
+int asb_docker_supervisor_path(char *out, size_t len, asb_error_t *err);
+
+/* ---- engine client (libcurl over the unix socket) ---- */
+typedef struct asb_docker_engine asb_docker_engine_t;
+
+/* The socket: DOCKER_HOST=unix://PATH when set (other schemes are refused), else the default. */
+int asb_docker_socket_path(char *out, size_t len, asb_error_t *err);
+
+/* Connect and ping. Fails with "docker engine not reachable at <socket>: <reason>". */
+int asb_docker_engine_open(asb_docker_engine_t **eng, asb_error_t *err);
+void asb_docker_engine_close(asb_docker_engine_t *eng);
+const char *asb_docker_engine_socket(const asb_docker_engine_t *eng);
+
+/* One request. body may be NULL. *resp (malloc'd, NUL-terminated) and *resp_len get the body;
+ * *status the HTTP status. A transport failure is an error; any HTTP status is not. */
+int asb_docker_http(asb_docker_engine_t *eng, const char *method, const char *path,
+                    const char *ctype, const void *body, size_t body_len, long timeout_ms,
+                    long *status, char **resp, size_t *resp_len, asb_error_t *err);
+
+/* The same, for JSON: parses the response (NULL body -> NULL *out). Non-2xx is an error that
+ * quotes the engine's message. */
+int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *path,
+                    const json_t *body, long timeout_ms, json_t **out, asb_error_t *err);
+
+/* A hijacked attach connection (stdin, stdout, stderr) to a created container. */
+typedef struct asb_docker_attach asb_docker_attach_t;
+int asb_docker_attach_open(asb_docker_engine_t *eng, const char *id, asb_docker_attach_t **att,
+                           asb_error_t *err);
+int asb_docker_attach_fd(const asb_docker_attach_t *att);
+/* Read what is there: >0 bytes, 0 at EOF, -EAGAIN when nothing now, other negative on error. */
+long asb_docker_attach_read(asb_docker_attach_t *att, void *buf, size_t len);
+int asb_docker_attach_write(asb_docker_attach_t *att, const void *buf, size_t len);
+void asb_docker_attach_close(asb_docker_attach_t *att);
+
+/* ---- archive (tar via libarchive) ---- */
+typedef struct asb_tar_in {
+    const char *name; /* path inside the tar */
+    const unsigned char *data;
+    size_t len;
+    int fd; /* >= 0: read the content from this fd instead (regular file, len bytes) */
+} asb_tar_in_t;
+
+/* A tar with directories `dirs` (mode 0755, or 01777 when name ends in "!") and the given files
+ * (mode 0444). *tar malloc'd. */
+int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_in_t *files,
+                         size_t n_files, unsigned char **tar, size_t *tar_len, asb_error_t *err);
+
+/* Read a tar from the archive API: for each name in `names`, accept only a regular file entry
+ * "<prefix>/<name>" of at most cap bytes. Links, devices, FIFOs, directories other than the
+ * prefix, unknown names and oversized files are refused and recorded in res. Names never seen
+ * are refused as "no such file". */
+int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *prefix,
+                           char *const *names, size_t n_names, uint64_t cap, asb_result_t *res,
+                           asb_error_t *err);
+
+/* ---- maintenance ---- */
+/* Remove containers labelled with an owner tag whose owner process is gone. */
+int asb_docker_reap(asb_docker_engine_t *eng, char **report, asb_error_t *err);
+
+/* Test seam: called with the create body right before it is sent, and before start. Used by the
+ * tests to tamper with a request and to observe that start never happened. NULL in real runs. */
+typedef struct asb_docker_hooks {
+    void (*mutate_create)(json_t *body, void *arg);
+    void (*before_start)(const char *container_id, void *arg);
+    void (*after_create)(const char *container_id, void *arg);
+    void *arg;
+} asb_docker_hooks_t;
+
+int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_docker_hooks_t *h,
+                          asb_error_t *err);
+
+#endif

@@ -1,0 +1,377 @@
+/* docker_image.c - the default image, assembled from the host and loaded without any registry.
+ *
+ * Contents: the host's /usr/bin/python3, its standard library (without the test suite and the
+ * optimised byte code), every shared library that ldd lists for the interpreter, its extension
+ * modules and /bin/sh, a two-line /etc/passwd and /etc/group, and the empty mount points the
+ * backend uses. No package manager, no shell tools: what the workload may run is python and sh.
+ * The tar is built in memory with libarchive and loaded with POST /images/create?fromSrc=-. */
+#include "core/error.h"
+#include "core/limits.h"
+#include "docker/docker.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define IMAGE_MAX_LIBS 256
+
+typedef struct membuf {
+    unsigned char *data;
+    size_t len, cap;
+} membuf_t;
+
+typedef struct image_build {
+    struct archive *a;
+    struct archive_entry *e;
+    membuf_t tar;
+    char *dirs_seen[IMAGE_MAX_LIBS]; /* parent directories already in the tar */
+    size_t n_dirs_seen;
+    size_t n_files;
+    uint64_t bytes;
+    asb_error_t *err;
+    int rc;
+} image_build_t;
+
+static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_t n)
+{
+    (void)a;
+    membuf_t *m = arg;
+    if (m->len + n > m->cap) {
+        size_t nc = m->cap ? m->cap : (1u << 20);
+        while (nc < m->len + n)
+            nc *= 2;
+        unsigned char *nd = realloc(m->data, nc);
+        if (!nd)
+            return -1;
+        m->data = nd;
+        m->cap = nc;
+    }
+    memcpy(m->data + m->len, buf, n);
+    m->len += n;
+    return (la_ssize_t)n;
+}
+
+static int add_dir(image_build_t *b, const char *path, mode_t perm)
+{
+    archive_entry_clear(b->e);
+    archive_entry_set_pathname(b->e, path + 1); /* relative: "usr/bin" */
+    archive_entry_set_filetype(b->e, AE_IFDIR);
+    archive_entry_set_perm(b->e, perm);
+    if (archive_write_header(b->a, b->e) != ARCHIVE_OK)
+        return asb_err(b->err, -EIO, "image tar %s: %s", path, archive_error_string(b->a));
+    return 0;
+}
+
+static int add_data(image_build_t *b, const char *path, const void *data, size_t len, mode_t perm)
+{
+    archive_entry_clear(b->e);
+    archive_entry_set_pathname(b->e, path + 1);
+    archive_entry_set_filetype(b->e, AE_IFREG);
+    archive_entry_set_perm(b->e, perm);
+    archive_entry_set_size(b->e, (la_int64_t)len);
+    if (archive_write_header(b->a, b->e) != ARCHIVE_OK ||
+        (len && archive_write_data(b->a, data, len) != (la_ssize_t)len))
+        return asb_err(b->err, -EIO, "image tar %s: %s", path, archive_error_string(b->a));
+    b->n_files++;
+    b->bytes += len;
+    return 0;
+}
+
+/* The parent directories of path, each once (the tar needs them before the file). */
+static int add_parents(image_build_t *b, const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        bool seen = false;
+        for (size_t i = 0; i < b->n_dirs_seen; i++)
+            if (strcmp(b->dirs_seen[i], buf) == 0)
+                seen = true;
+        if (!seen) {
+            if (b->n_dirs_seen >= IMAGE_MAX_LIBS)
+                return asb_err(b->err, -E2BIG, "image: too many directories");
+            if (!(b->dirs_seen[b->n_dirs_seen++] = strdup(buf)))
+                return asb_err_sys(b->err, ENOMEM, "image");
+            int rc = add_dir(b, buf, 0755);
+            if (rc < 0)
+                return rc;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+/* A host file (following symlinks) stored as a regular file at `dest`. */
+static int add_host_file(image_build_t *b, const char *src, const char *dest)
+{
+    int fd = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return asb_err_sys(b->err, errno, "image: open %s", src);
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return asb_err(b->err, -EINVAL, "image: %s is not a regular file", src);
+    }
+    unsigned char *data = malloc(st.st_size ? (size_t)st.st_size : 1);
+    size_t got = 0;
+    while (data && got < (size_t)st.st_size) {
+        ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    int rc;
+    if (!data || got != (size_t)st.st_size)
+        rc = asb_err(b->err, -EIO, "image: reading %s failed", src);
+    else if ((rc = add_parents(b, dest)) == 0)
+        rc = add_data(b, dest, data, got, st.st_mode & 0555);
+    free(data);
+    return rc;
+}
+
+/* ldd's "name => /path (addr)" and "/path (addr)" lines: the paths, each once. */
+static int collect_libs(image_build_t *b, const char *elf, char **found, size_t *n_found)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "ldd '%s' 2>/dev/null", elf);
+    FILE *f = popen(cmd, "re");
+    if (!f)
+        return asb_err_sys(b->err, errno, "image: ldd %s", elf);
+    char line[4096];
+    while (fgets(line, sizeof(line), f)) {
+        char *p = strstr(line, "=> ");
+        p = p ? p + 3 : line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != '/')
+            continue;
+        char *end = strpbrk(p, " \t\n");
+        if (end)
+            *end = '\0';
+        bool seen = false;
+        for (size_t i = 0; i < *n_found; i++)
+            if (strcmp(found[i], p) == 0)
+                seen = true;
+        if (seen || *n_found >= IMAGE_MAX_LIBS)
+            continue;
+        if (!(found[(*n_found)++] = strdup(p))) {
+            pclose(f);
+            return asb_err_sys(b->err, ENOMEM, "image");
+        }
+    }
+    pclose(f);
+    return 0;
+}
+
+typedef struct walk_ctx {
+    image_build_t *b;
+    char **elfs;
+    size_t *n_elfs;
+} walk_ctx_t;
+
+static bool skip_stdlib_path(const char *path, const char *base)
+{
+    /* The test suite and GUI/packaging tools: large and never needed to run code. */
+    static const char *const skip[] = {"/test/",      "/tests/",   "/idlelib/",    "/tkinter/",
+                                       "/ensurepip/", "/lib2to3/", "/turtledemo/", "/config-"};
+    for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+        if (strstr(path, skip[i]))
+            return true;
+    /* Byte code only at the default optimisation level, which the interpreter loads. */
+    return strstr(base, ".opt-1.pyc") || strstr(base, ".opt-2.pyc");
+}
+
+static int walk_stdlib(const char *stdlib, image_build_t *b, char **elfs, size_t *n_elfs)
+{
+    /* Iterative walk with opendir, depth-first, no symlinks followed. */
+    char *stack[4096];
+    size_t top = 0;
+    if (!(stack[top++] = strdup(stdlib)))
+        return asb_err_sys(b->err, ENOMEM, "image");
+    int rc = 0;
+    while (top && rc == 0) {
+        char *dir = stack[--top];
+        char probe[4200];
+        snprintf(probe, sizeof(probe), "%s/", dir);
+        if (skip_stdlib_path(probe, "")) {
+            free(dir);
+            continue;
+        }
+        DIR *d = opendir(dir);
+        if (!d) {
+            rc = asb_err_sys(b->err, errno, "image: %s", dir);
+            free(dir);
+            break;
+        }
+        if ((rc = add_parents(b, probe)) < 0) {
+            closedir(d);
+            free(dir);
+            break;
+        }
+        struct dirent *de;
+        while ((de = readdir(d)) && rc == 0) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            char path[4200];
+            snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+            struct stat st;
+            if (lstat(path, &st) < 0)
+                continue;
+            if (S_ISDIR(st.st_mode)) {
+                if (top < sizeof(stack) / sizeof(stack[0]) && (stack[top] = strdup(path)))
+                    top++;
+                continue;
+            }
+            if (!S_ISREG(st.st_mode) || skip_stdlib_path(path, de->d_name))
+                continue;
+            rc = add_host_file(b, path, path);
+            size_t l = strlen(de->d_name);
+            if (rc == 0 && l > 3 && strcmp(de->d_name + l - 3, ".so") == 0 &&
+                *n_elfs < IMAGE_MAX_LIBS && !(elfs[(*n_elfs)++] = strdup(path)))
+                rc = asb_err_sys(b->err, ENOMEM, "image");
+        }
+        closedir(d);
+        free(dir);
+    }
+    while (top)
+        free(stack[--top]);
+    return rc;
+}
+
+static int python_stdlib(char *out, size_t len, asb_error_t *err)
+{
+    FILE *f = popen("/usr/bin/python3 -I -S -c 'import sysconfig; "
+                    "print(sysconfig.get_paths()[\"stdlib\"])' 2>/dev/null",
+                    "re");
+    if (!f)
+        return asb_err_sys(err, errno, "image: running /usr/bin/python3");
+    char *got = fgets(out, (int)len, f);
+    int st = pclose(f);
+    if (!got || st != 0 || out[0] != '/')
+        return asb_err(err, -ENOENT, "image: /usr/bin/python3 did not report its stdlib");
+    out[strcspn(out, "\n")] = '\0';
+    return 0;
+}
+
+static int import_image(const char *image, const membuf_t *tar, asb_error_t *err)
+{
+    char repo[256], tag[128] = "latest";
+    snprintf(repo, sizeof(repo), "%s", image);
+    char *colon = strrchr(repo, ':');
+    if (colon && !strchr(colon, '/')) {
+        *colon = '\0';
+        snprintf(tag, sizeof(tag), "%s", colon + 1);
+    }
+    for (const char *p = repo; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789._-/", *p))
+            return asb_err(err, -EINVAL, "image name '%s': only [a-z0-9._-/] before the tag",
+                           image);
+    for (const char *p = tag; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p))
+            return asb_err(err, -EINVAL, "image tag '%s': only [A-Za-z0-9._-]", tag);
+    asb_docker_engine_t *eng = NULL;
+    int rc = asb_docker_engine_open(&eng, err);
+    if (rc < 0)
+        return rc;
+    char path[512];
+    snprintf(path, sizeof(path), "/images/create?fromSrc=-&repo=%s&tag=%s", repo, tag);
+    long status = 0;
+    char *resp = NULL;
+    rc = asb_docker_http(eng, "POST", path, "application/x-tar", tar->data, tar->len, 300000,
+                         &status, &resp, NULL, err);
+    asb_docker_engine_close(eng);
+    if (rc < 0)
+        return rc;
+    /* A progress stream of JSON objects; a failure is an object with "error". */
+    if (status != 200 || strstr(resp, "\"error\""))
+        rc = asb_err(err, -EIO, "docker engine: image import: HTTP %ld: %.300s", status, resp);
+    free(resp);
+    return rc;
+}
+
+int asb_docker_image_build(const char *image, char **report, asb_error_t *err)
+{
+    *report = NULL;
+    if (!image)
+        image = ASB_DOCKER_DEFAULT_IMAGE;
+    image_build_t b;
+    memset(&b, 0, sizeof(b));
+    b.err = err;
+    char *elfs[IMAGE_MAX_LIBS], *libs[IMAGE_MAX_LIBS];
+    size_t n_elfs = 0, n_libs = 0;
+    char stdlib[1024];
+    int rc;
+    if ((rc = python_stdlib(stdlib, sizeof(stdlib), err)) < 0)
+        goto out;
+    b.a = archive_write_new();
+    b.e = archive_entry_new();
+    if (!b.a || !b.e) {
+        rc = asb_err_sys(err, ENOMEM, "image");
+        goto out;
+    }
+    archive_write_set_format_pax_restricted(b.a);
+    if (archive_write_open(b.a, &b.tar, NULL, mem_write, NULL) != ARCHIVE_OK) {
+        rc = asb_err(err, -EIO, "image tar: %s", archive_error_string(b.a));
+        goto out;
+    }
+    static const struct {
+        const char *path;
+        mode_t mode;
+    } dirs[] = {{"/tmp", 01777}, {ASB_WORKSPACE, 01777}, {"/.asb", 0755}, {ASB_DOCKER_IO_DIR, 0755},
+                {"/proc", 0555}, {"/dev", 0755},         {"/sys", 0555},  {"/etc", 0755}};
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && rc == 0; i++)
+        rc = add_dir(&b, dirs[i].path, dirs[i].mode);
+    static const char passwd[] = "root:x:0:0:root:/root:/bin/sh\n"
+                                 "nobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n";
+    static const char group[] = "root:x:0:\nnogroup:x:65534:\n";
+    if (rc == 0)
+        rc = add_data(&b, "/etc/passwd", passwd, sizeof(passwd) - 1, 0444);
+    if (rc == 0)
+        rc = add_data(&b, "/etc/group", group, sizeof(group) - 1, 0444);
+    if (rc == 0)
+        rc = add_host_file(&b, "/usr/bin/python3", "/usr/bin/python3");
+    if (rc == 0)
+        rc = add_host_file(&b, "/bin/sh", "/bin/sh");
+    elfs[n_elfs++] = strdup("/usr/bin/python3");
+    elfs[n_elfs++] = strdup("/bin/sh");
+    if (rc == 0)
+        rc = walk_stdlib(stdlib, &b, elfs, &n_elfs);
+    for (size_t i = 0; i < n_elfs && rc == 0; i++)
+        if (elfs[i])
+            rc = collect_libs(&b, elfs[i], libs, &n_libs);
+    for (size_t i = 0; i < n_libs && rc == 0; i++)
+        rc = add_host_file(&b, libs[i], libs[i]);
+    if (rc == 0 && archive_write_close(b.a) != ARCHIVE_OK)
+        rc = asb_err(err, -EIO, "image tar: %s", archive_error_string(b.a));
+    if (rc == 0)
+        rc = import_image(image, &b.tar, err);
+    if (rc == 0 &&
+        asprintf(report, "image %s: %zu files, %zu shared libraries, %.1f MB (python stdlib %s)",
+                 image, b.n_files, n_libs, (double)b.bytes / 1e6, stdlib) < 0)
+        *report = NULL;
+out:
+    if (b.e)
+        archive_entry_free(b.e);
+    if (b.a)
+        archive_write_free(b.a);
+    free(b.tar.data);
+    for (size_t i = 0; i < b.n_dirs_seen; i++)
+        free(b.dirs_seen[i]);
+    for (size_t i = 0; i < n_elfs; i++)
+        free(elfs[i]);
+    for (size_t i = 0; i < n_libs; i++)
+        free(libs[i]);
+    return rc;
+}

@@ -1,0 +1,72 @@
+/* docker_reap.c - remove containers left by runs whose owner process is gone.
+ *
+ * Every container we create carries the owner label "asb-<pid>-<starttime>"; a run whose host
+ * process crashed leaves one behind (its removal never ran). The owner is gone when that pid no
+ * longer exists with that start time; then the container (and its anonymous volume) goes. */
+#include "core/error.h"
+#include "core/owner.h"
+#include "docker/docker.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int append(char **report, size_t *len, const char *line)
+{
+    size_t l = strlen(line);
+    char *n = realloc(*report, *len + l + 2);
+    if (!n)
+        return -ENOMEM;
+    memcpy(n + *len, line, l);
+    n[*len + l] = '\n';
+    n[*len + l + 1] = '\0';
+    *report = n;
+    *len += l + 1;
+    return 0;
+}
+
+int asb_docker_reap(asb_docker_engine_t *eng, char **report, asb_error_t *err)
+{
+    *report = NULL;
+    size_t rlen = 0;
+    json_t *list = NULL;
+    /* filters={"label":["org.agent-sandbox.owner"]}, URL-encoded */
+    int rc = asb_docker_json(eng, "GET",
+                             "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22"
+                             "org.agent-sandbox.owner%22%5D%7D",
+                             NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, &list, err);
+    if (rc < 0)
+        return rc;
+    size_t i;
+    json_t *c;
+    json_array_foreach(list, i, c)
+    {
+        const char *id = json_string_value(json_object_get(c, "Id"));
+        const char *owner = json_string_value(
+            json_object_get(json_object_get(c, "Labels"), ASB_DOCKER_LABEL_OWNER));
+        if (!id || !owner || strspn(id, "0123456789abcdef") != strlen(id) || strlen(id) > 80)
+            continue;
+        char tagged[96];
+        snprintf(tagged, sizeof(tagged), "%s-x", owner);
+        pid_t pid;
+        uint64_t start;
+        if (!asb_owner_parse(tagged, &pid, &start) || asb_owner_alive(pid, start))
+            continue;
+        char path[160], line[200];
+        snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", id);
+        asb_error_t e;
+        if (asb_docker_json(eng, "DELETE", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, &e) < 0)
+            snprintf(line, sizeof(line), "docker container %.12s (owner %s): not removed: %.80s",
+                     id, owner, e.message);
+        else
+            snprintf(line, sizeof(line), "docker container %.12s (owner %s gone): removed", id,
+                     owner);
+        if (append(report, &rlen, line) < 0) {
+            json_decref(list);
+            return asb_err_sys(err, ENOMEM, "cleanup report");
+        }
+    }
+    json_decref(list);
+    return 0;
+}

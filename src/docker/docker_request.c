@@ -1,0 +1,379 @@
+/* docker_request.c - the create request a profile becomes, built from the plan alone.
+ *
+ * Pure: nothing here contacts the engine or reads a file, so `profiles --backend docker --json`
+ * can print exactly what a run would send, and the verify step can compare the engine's inspect
+ * document with the very object that was sent. */
+#include "core/json.h"
+#include "core/limits.h"
+#include "docker/docker.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
+{
+    *out = plan->profile;
+    out->landlock = false; /* Docker offers none; the seed's Docker profiles have none */
+}
+
+bool asb_docker_needs_io_volume(const asb_plan_t *plan)
+{
+    return plan->n_files_in > 0 || plan->n_files_out > 0 ||
+           plan->code_len + plan->stdin_len > ASB_DOCKER_INLINE_MAX;
+}
+
+static const char *seccomp_name(asb_seccomp_policy_t s)
+{
+    return s == ASB_SECCOMP_HARDENED         ? "hardened"
+           : s == ASB_SECCOMP_DOCKER_DEFAULT ? "docker_default"
+                                             : "none";
+}
+
+static json_t *strv_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && v && v[i]; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+json_t *asb_docker_spec(const asb_plan_t *plan, bool io_volume)
+{
+    asb_profile_t p;
+    asb_docker_effective_profile(plan, &p);
+    bool inline_data = !io_volume || plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
+    json_t *files_in = json_array(), *files_out = json_array();
+    for (size_t i = 0; i < plan->n_files_in; i++)
+        json_array_append_new(files_in, json_string(plan->files_in[i].name));
+    for (size_t i = 0; i < plan->n_files_out; i++)
+        json_array_append_new(files_out, json_string(plan->files_out[i]));
+    json_t *code = json_null(), *in = json_null();
+    if (inline_data && plan->code)
+        code = asb_json_base64(plan->code, plan->code_len);
+    if (inline_data && plan->stdin_len)
+        in = asb_json_base64(plan->stdin_data, plan->stdin_len);
+    uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
+    return json_pack(
+        "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b}",
+        "nonce", plan->nonce, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "caps",
+        p.caps == ASB_CAPS_NONE ? "none" : "docker_default", "caps_keep",
+        (json_int_t)asb_docker_default_caps(), "no_new_privs", p.no_new_privs, "seccomp",
+        seccomp_name(p.seccomp), "netns", p.ns_net, "root_ro", p.root == ASB_ROOT_ALLOWLIST_RO,
+        "hostname", ASB_SANDBOX_HOSTNAME, "fsize", (json_int_t)plan->limits.fsize_bytes, "nofile",
+        (json_int_t)plan->limits.nofile, "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1),
+        "output_bytes", (json_int_t)plan->limits.output_bytes, "file_out_bytes",
+        (json_int_t)plan->limits.file_out_bytes, "argv", strv_json(plan->argv), "env",
+        strv_json(plan->env), "workspace", ASB_WORKSPACE, "io_dir",
+        io_volume ? ASB_DOCKER_IO_DIR : "", "files_in", files_in, "files_out", files_out, "code",
+        code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_file",
+        plan->stdin_len && !inline_data);
+}
+
+static json_t *tmpfs_opts(const asb_profile_t *p, bool noexec, uint64_t bytes, const char *mode)
+{
+    char buf[160];
+    snprintf(buf, sizeof(buf), "rw,nosuid,nodev,%s,size=%" PRIu64 ",mode=%s",
+             noexec ? "noexec" : "exec", bytes, mode);
+    (void)p;
+    return json_string(buf);
+}
+
+static json_t *ulimit(const char *name, uint64_t v)
+{
+    return json_pack("{s:s, s:I, s:I}", "Name", name, "Soft", (json_int_t)v, "Hard", (json_int_t)v);
+}
+
+json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
+{
+    asb_profile_t p;
+    asb_docker_effective_profile(plan, &p);
+    json_t *spec = asb_docker_spec(plan, ctx->io_volume);
+    char *spec_s = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(spec);
+    if (!spec_s)
+        return NULL;
+    size_t envlen = strlen(ASB_DOCKER_SPEC_ENV) + 1 + strlen(spec_s) + 1;
+    char *env = malloc(envlen);
+    if (!env) {
+        free(spec_s);
+        return NULL;
+    }
+    snprintf(env, envlen, "%s=%s", ASB_DOCKER_SPEC_ENV, spec_s);
+    free(spec_s);
+
+    char user[48];
+    snprintf(user, sizeof(user), "%ld:%ld", p.uid, p.gid);
+    bool cg = p.cgroup;
+    json_int_t mem = cg ? (json_int_t)plan->limits.memory_bytes : 0;
+    json_int_t pids = cg ? (json_int_t)plan->limits.pids : 0;
+    json_int_t nano = cg ? (json_int_t)(plan->limits.cpus * 1e9) : 0;
+
+    json_t *secopt = json_array();
+    if (p.no_new_privs)
+        json_array_append_new(secopt, json_string("no-new-privileges"));
+    if (p.seccomp == ASB_SECCOMP_NONE)
+        json_array_append_new(secopt, json_string("seccomp=unconfined"));
+    json_t *capdrop = json_array();
+    if (p.caps == ASB_CAPS_NONE)
+        json_array_append_new(capdrop, json_string("ALL"));
+    json_t *tmpfs = json_object();
+    json_object_set_new(tmpfs, ASB_WORKSPACE,
+                        tmpfs_opts(&p, p.workspace_noexec, p.workspace_bytes, "1777"));
+    json_object_set_new(tmpfs, "/tmp", tmpfs_opts(&p, p.tmp_noexec, p.tmp_bytes, "1777"));
+    json_t *mounts = json_array();
+    json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "bind", "Source",
+                                            ctx->supervisor, "Target", ASB_DOCKER_SUPERVISOR_PATH,
+                                            "ReadOnly", 1));
+    if (ctx->io_volume)
+        json_array_append_new(mounts, json_pack("{s:s, s:s, s:b}", "Type", "volume", "Target",
+                                                ASB_DOCKER_IO_DIR, "ReadOnly", 0));
+    json_t *ulimits = json_array();
+    json_array_append_new(ulimits, ulimit("core", 0));
+    if (plan->limits.nofile)
+        json_array_append_new(ulimits, ulimit("nofile", plan->limits.nofile));
+    if (plan->limits.fsize_bytes)
+        json_array_append_new(ulimits, ulimit("fsize", plan->limits.fsize_bytes));
+
+    json_t *host = json_pack(
+        "{s:s, s:b, s:o, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:s}, s:b, s:s}",
+        "NetworkMode", p.ns_net ? "none" : "bridge", "ReadonlyRootfs",
+        p.root == ASB_ROOT_ALLOWLIST_RO, "CapDrop", capdrop, "CapAdd", json_array(), "SecurityOpt",
+        secopt, "Privileged", 0, "Memory", mem, "MemorySwap", mem, "PidsLimit", pids, "NanoCpus",
+        nano, "Tmpfs", tmpfs, "Mounts", mounts, "Ulimits", ulimits, "LogConfig", "Type", "none",
+        "AutoRemove", 0, "IpcMode", "private");
+    json_t *body = json_pack(
+        "{s:s, s:[s,s], s:[], s:[s], s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, "
+        "s:{s:s, s:s, s:s}, s:o}",
+        "Image", ctx->image ? ctx->image : ASB_DOCKER_DEFAULT_IMAGE, "Entrypoint",
+        ASB_DOCKER_SUPERVISOR_PATH, "--container", "Cmd", "Env", env, "User", user, "Hostname",
+        ASB_SANDBOX_HOSTNAME, "WorkingDir", ASB_WORKSPACE, "AttachStdin", 1, "AttachStdout", 1,
+        "AttachStderr", 1, "OpenStdin", 1, "StdinOnce", 1, "Tty", 0, "NetworkDisabled", p.ns_net,
+        "Labels", ASB_DOCKER_LABEL_OWNER, ctx->owner_tag, ASB_DOCKER_LABEL_RUN, plan->run_id,
+        ASB_DOCKER_LABEL_PROFILE, p.name, "HostConfig", host);
+    free(env);
+    return body;
+}
+
+/* ---- the equivalent `docker run` argv ---- */
+
+typedef struct strv {
+    char **v;
+    size_t n, cap;
+    bool oom;
+} strv_t;
+
+static void push(strv_t *s, const char *str)
+{
+    if (s->oom)
+        return;
+    if (s->n + 2 > s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 32;
+        char **nv = realloc(s->v, nc * sizeof(char *));
+        if (!nv) {
+            s->oom = true;
+            return;
+        }
+        s->v = nv;
+        s->cap = nc;
+    }
+    if (!(s->v[s->n] = strdup(str))) {
+        s->oom = true;
+        return;
+    }
+    s->v[++s->n] = NULL;
+}
+
+static void pushf(strv_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pushf(strv_t *s, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    push(s, buf);
+}
+
+void asb_docker_strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static json_int_t iget(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static const char *sget(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+char **asb_docker_run_argv(const json_t *body, const char *name)
+{
+    strv_t s = {0};
+    const json_t *h = json_object_get(body, "HostConfig");
+    push(&s, "docker");
+    push(&s, "run");
+    push(&s, "--rm");
+    push(&s, "--interactive");
+    if (name) {
+        push(&s, "--name");
+        push(&s, name);
+    }
+    push(&s, "--network");
+    push(&s, sget(h, "NetworkMode"));
+    if (json_is_true(json_object_get(h, "ReadonlyRootfs")))
+        push(&s, "--read-only");
+    push(&s, "--user");
+    push(&s, sget(body, "User"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(h, "CapDrop"), i, v)
+    {
+        push(&s, "--cap-drop");
+        push(&s, json_string_value(v));
+    }
+    json_array_foreach(json_object_get(h, "CapAdd"), i, v)
+    {
+        push(&s, "--cap-add");
+        push(&s, json_string_value(v));
+    }
+    json_array_foreach(json_object_get(h, "SecurityOpt"), i, v)
+    {
+        push(&s, "--security-opt");
+        push(&s, json_string_value(v));
+    }
+    if (iget(h, "Memory")) {
+        pushf(&s, "--memory=%lld", (long long)iget(h, "Memory"));
+        pushf(&s, "--memory-swap=%lld", (long long)iget(h, "MemorySwap"));
+    }
+    if (iget(h, "PidsLimit"))
+        pushf(&s, "--pids-limit=%lld", (long long)iget(h, "PidsLimit"));
+    if (iget(h, "NanoCpus"))
+        pushf(&s, "--cpus=%.9g", (double)iget(h, "NanoCpus") / 1e9);
+    const char *k;
+    json_object_foreach((json_t *)json_object_get(h, "Tmpfs"), k, v)
+    {
+        push(&s, "--tmpfs");
+        pushf(&s, "%s:%s", k, json_string_value(v));
+    }
+    json_array_foreach(json_object_get(h, "Mounts"), i, v)
+    {
+        push(&s, "--mount");
+        const char *src = json_string_value(json_object_get(v, "Source"));
+        pushf(&s, "type=%s%s%s,target=%s%s", sget(v, "Type"), src ? ",source=" : "", src ? src : "",
+              sget(v, "Target"), json_is_true(json_object_get(v, "ReadOnly")) ? ",readonly" : "");
+    }
+    json_array_foreach(json_object_get(h, "Ulimits"), i, v)
+    {
+        push(&s, "--ulimit");
+        pushf(&s, "%s=%lld:%lld", sget(v, "Name"), (long long)iget(v, "Soft"),
+              (long long)iget(v, "Hard"));
+    }
+    pushf(&s, "--ipc=%s", sget(h, "IpcMode"));
+    pushf(&s, "--log-driver=%s", sget(json_object_get(h, "LogConfig"), "Type"));
+    pushf(&s, "--hostname=%s", sget(body, "Hostname"));
+    pushf(&s, "--workdir=%s", sget(body, "WorkingDir"));
+    json_object_foreach((json_t *)json_object_get(body, "Labels"), k, v)
+    {
+        push(&s, "--label");
+        pushf(&s, "%s=%s", k, json_string_value(v));
+    }
+    json_array_foreach(json_object_get(body, "Env"), i, v)
+    {
+        push(&s, "--env");
+        push(&s, json_string_value(v));
+    }
+    const json_t *ep = json_object_get(body, "Entrypoint");
+    pushf(&s, "--entrypoint=%s", json_string_value(json_array_get(ep, 0)));
+    push(&s, sget(body, "Image"));
+    for (i = 1; i < json_array_size(ep); i++)
+        push(&s, json_string_value(json_array_get(ep, i)));
+    json_array_foreach(json_object_get(body, "Cmd"), i, v) push(&s, json_string_value(v));
+    if (s.oom) {
+        asb_docker_strv_free(s.v);
+        return NULL;
+    }
+    return s.v;
+}
+
+/* ---- isolation flags ---- */
+
+static bool tmpfs_all_have(const json_t *h, const char *opt)
+{
+    const char *k;
+    json_t *v;
+    const json_t *t = json_object_get(h, "Tmpfs");
+    if (!json_object_size(t))
+        return false;
+    json_object_foreach((json_t *)t, k, v)
+    {
+        const char *s = json_string_value(v);
+        size_t n = strlen(opt);
+        bool found = false;
+        for (const char *q = s; q && *q;) {
+            const char *e = strchr(q, ',');
+            size_t len = e ? (size_t)(e - q) : strlen(q);
+            if (len == n && strncmp(q, opt, n) == 0)
+                found = true;
+            q += len + (e ? 1 : 0);
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static bool array_has(const json_t *a, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        if (json_string_value(v) && strcmp(json_string_value(v), s) == 0)
+            return true;
+    }
+    return false;
+}
+
+json_t *asb_docker_isolation_flags(const json_t *body, bool *all_present)
+{
+    const json_t *h = json_object_get(body, "HostConfig");
+    const char *user = sget(body, "User");
+    struct {
+        const char *name;
+        bool on;
+    } f[] = {
+        {"network_none", strcmp(sget(h, "NetworkMode"), "none") == 0},
+        {"read_only_root", json_is_true(json_object_get(h, "ReadonlyRootfs"))},
+        {"non_root_user", *user && strncmp(user, "0:", 2) != 0 && strcmp(user, "0") != 0 &&
+                              strncmp(user, "root", 4) != 0},
+        {"cap_drop_all", array_has(json_object_get(h, "CapDrop"), "ALL") &&
+                             json_array_size(json_object_get(h, "CapAdd")) == 0},
+        {"no_new_privileges", array_has(json_object_get(h, "SecurityOpt"), "no-new-privileges")},
+        {"seccomp", !array_has(json_object_get(h, "SecurityOpt"), "seccomp=unconfined")},
+        {"not_privileged", !json_is_true(json_object_get(h, "Privileged"))},
+        {"memory_limit", iget(h, "Memory") > 0},
+        {"no_swap", iget(h, "Memory") > 0 && iget(h, "MemorySwap") == iget(h, "Memory")},
+        {"pids_limit", iget(h, "PidsLimit") > 0},
+        {"cpu_limit", iget(h, "NanoCpus") > 0},
+        {"tmpfs_noexec", tmpfs_all_have(h, "noexec")},
+        {"tmpfs_nosuid_nodev", tmpfs_all_have(h, "nosuid") && tmpfs_all_have(h, "nodev")},
+    };
+    json_t *o = json_object();
+    bool all = true;
+    for (size_t i = 0; o && i < sizeof(f) / sizeof(f[0]); i++) {
+        json_object_set_new(o, f[i].name, json_boolean(f[i].on));
+        all = all && f[i].on;
+    }
+    *all_present = all;
+    return o;
+}

@@ -1,0 +1,779 @@
+/* container.c - the supervisor's container mode: PID 1 of a docker backend container.
+ *
+ * Docker has already built the isolation (namespaces, read-only root, user, capabilities,
+ * no_new_privs, seccomp, cgroup limits), so there is no namespace or mount setup here. The rest
+ * is the native supervisor's job, done the same way: fork the workload, let it apply what is
+ * ours to apply (rlimits, the hardened seccomp filter stacked on Docker's), attest what is in
+ * force from inside, check that against the spec, hand the attestation to the host and wait for
+ * its verdict, relay output with exact caps, enforce the deadline, reap everything, report.
+ *
+ * The channel to the host is the container's stdout, which only this process writes: frames of
+ * (type, length, payload). The workload writes to pipes we read, so it cannot forge a frame; the
+ * JSON frames also carry the run's nonce. The host's verdict ("g" or "a") comes on stdin, the
+ * attach stream; its end means the host is gone and the run ends. */
+#include "core/error.h"
+#include "core/limits.h"
+#include "docker/docker.h"
+#include "native/proto.h"
+#include "native/supervisor/seccomp_install.h"
+#include "native/supervisor/sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct cspec {
+    char nonce[40];
+    long uid, gid;
+    bool caps_none, no_new_privs, stack_hardened, seccomp, netns, root_ro;
+    uint64_t caps_keep, fsize, nofile, timeout_ms, output_bytes, file_out_bytes;
+    const char *hostname, *workspace, *io_dir;
+    char **argv, **env;
+    json_t *files_in, *files_out;
+    const char *code_b64, *stdin_b64;
+    bool code_file, stdin_file;
+} cspec_t;
+
+typedef struct cstream {
+    int fd;
+    char type;
+    uint64_t sent;
+    bool truncated;
+} cstream_t;
+
+typedef struct cstate {
+    const cspec_t *spec;
+    pid_t workload;
+    int status;
+    bool done, timed_out, output_limit, host_abort;
+    char exec_error[600];
+} cstate_t;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void frame(char type, const void *p, size_t n)
+{
+    unsigned char h[ASB_FRAME_HDR] = {(unsigned char)type, (unsigned char)(n >> 24),
+                                      (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+                                      (unsigned char)n};
+    if (write_all(1, h, sizeof(h)) == 0 && n)
+        write_all(1, p, n);
+}
+
+static void send_json(const char *nonce, const char *type, json_t *o)
+{
+    if (!o)
+        o = json_object();
+    if (!o)
+        return;
+    json_object_set_new(o, "type", json_string(type));
+    json_object_set_new(o, "nonce", json_string(nonce));
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (s && strlen(s) <= ASB_DOCKER_FRAME_MAX)
+        frame(ASB_FRAME_JSON, s, strlen(s));
+    free(s);
+}
+
+static int fatal(const char *nonce, const char *msg)
+{
+    send_json(nonce ? nonce : "", "error", json_pack("{s:s}", "message", msg));
+    return 125;
+}
+
+static char **strv(json_t *arr)
+{
+    if (!json_is_array(arr))
+        return NULL;
+    char **v = calloc(json_array_size(arr) + 1, sizeof(char *));
+    for (size_t i = 0; v && i < json_array_size(arr); i++)
+        if (!(v[i] = (char *)json_string_value(json_array_get(arr, i))))
+            return NULL;
+    return v;
+}
+
+static bool plain_names(json_t *arr)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        const char *s = json_string_value(v);
+        if (!s || !*s || strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+            return false;
+    }
+    return json_is_array(arr);
+}
+
+static int spec_parse(json_t *o, cspec_t *s, asb_error_t *err)
+{
+    memset(s, 0, sizeof(*s));
+    json_error_t je;
+    const char *nonce, *caps, *sec;
+    json_t *code = NULL, *in = NULL;
+    json_int_t uid, gid, keep, fsize, nofile, tmo, outb, fob;
+    int nnp, netns, ro, cf, sf;
+    json_t *argv, *env;
+    if (json_unpack_ex(o, &je, JSON_STRICT,
+                       "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, "
+                       "s:I, s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b}",
+                       "nonce", &nonce, "uid", &uid, "gid", &gid, "caps", &caps, "caps_keep", &keep,
+                       "no_new_privs", &nnp, "seccomp", &sec, "netns", &netns, "root_ro", &ro,
+                       "hostname", &s->hostname, "fsize", &fsize, "nofile", &nofile, "timeout_ms",
+                       &tmo, "output_bytes", &outb, "file_out_bytes", &fob, "argv", &argv, "env",
+                       &env, "workspace", &s->workspace, "io_dir", &s->io_dir, "files_in",
+                       &s->files_in, "files_out", &s->files_out, "code", &code, "code_file", &cf,
+                       "stdin", &in, "stdin_file", &sf) != 0)
+        return asb_err(err, -EINVAL, "spec: %s", je.text);
+    if (strlen(nonce) >= sizeof(s->nonce) || tmo <= 0 || outb < 0 || fsize < 0 || nofile < 0 ||
+        fob < 0 || keep < 0 || (strcmp(caps, "none") && strcmp(caps, "docker_default")) ||
+        (strcmp(sec, "none") && strcmp(sec, "docker_default") && strcmp(sec, "hardened")) ||
+        s->workspace[0] != '/' || (s->io_dir[0] && s->io_dir[0] != '/') ||
+        !plain_names(s->files_in) || !plain_names(s->files_out) ||
+        (!s->io_dir[0] &&
+         (json_array_size(s->files_in) || json_array_size(s->files_out) || cf || sf)) ||
+        !(json_is_null(code) || json_is_string(code)) || !(json_is_null(in) || json_is_string(in)))
+        return asb_err(err, -EINVAL, "spec: a value is out of range");
+    snprintf(s->nonce, sizeof(s->nonce), "%s", nonce);
+    s->uid = (long)uid, s->gid = (long)gid;
+    s->caps_none = strcmp(caps, "none") == 0;
+    s->caps_keep = (uint64_t)keep;
+    s->no_new_privs = nnp, s->netns = netns, s->root_ro = ro;
+    s->seccomp = strcmp(sec, "none") != 0;
+    s->stack_hardened = strcmp(sec, "hardened") == 0;
+    s->fsize = (uint64_t)fsize, s->nofile = (uint64_t)nofile, s->timeout_ms = (uint64_t)tmo;
+    s->output_bytes = (uint64_t)outb, s->file_out_bytes = (uint64_t)fob;
+    s->code_b64 = json_string_value(code), s->stdin_b64 = json_string_value(in), s->code_file = cf,
+    s->stdin_file = sf;
+    if (!(s->argv = strv(argv)) || !s->argv[0] || !(s->env = strv(env)))
+        return asb_err(err, -EINVAL, "spec: argv/env");
+    return 0;
+}
+
+static int b64val(int c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Standard base64 (with padding) into a malloc'd buffer. */
+static unsigned char *b64decode(const char *in, size_t *len)
+{
+    size_t n = strlen(in);
+    unsigned char *out = malloc(n / 4 * 3 + 3);
+    if (!out || n % 4)
+        goto bad;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int v[4];
+        for (int k = 0; k < 4; k++)
+            v[k] = in[i + k] == '=' ? 0 : b64val(in[i + k]);
+        if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0)
+            goto bad;
+        uint32_t w =
+            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        out[o++] = (unsigned char)(w >> 16);
+        if (in[i + 2] != '=')
+            out[o++] = (unsigned char)(w >> 8);
+        if (in[i + 3] != '=')
+            out[o++] = (unsigned char)w;
+    }
+    *len = o;
+    return out;
+bad:
+    free(out);
+    return NULL;
+}
+
+static int write_file(const char *path, const void *data, size_t len, asb_error_t *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "create %s", path);
+    int rc = write_all(fd, data, len) == 0 ? 0 : asb_err_sys(err, errno, "write %s", path);
+    close(fd);
+    return rc;
+}
+
+/* Copy a regular file from the io volume (put there by the host) into the workspace. */
+static int copy_in(const char *src, const char *dst, asb_error_t *err)
+{
+    int in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (in < 0)
+        return asb_err_sys(err, errno, "file-in %s", src);
+    struct stat st;
+    int out = -1, rc = 0;
+    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+        rc = asb_err(err, -EINVAL, "file-in %s: not a regular file", src);
+        goto done;
+    }
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0) {
+        rc = asb_err_sys(err, errno, "file-in %s", dst);
+        goto done;
+    }
+    unsigned char buf[65536];
+    for (;;) {
+        ssize_t r = read(in, buf, sizeof(buf));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = asb_err_sys(err, errno, "file-in %s: read", src);
+            break;
+        }
+        if (r == 0)
+            break;
+        if (write_all(out, buf, (size_t)r) < 0) {
+            rc = asb_err_sys(err, errno, "file-in %s: write", dst);
+            break;
+        }
+    }
+done:
+    if (out >= 0)
+        close(out);
+    close(in);
+    return rc;
+}
+
+static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
+{
+    char src[4200], dst[4200];
+    size_t i;
+    json_t *v;
+    json_array_foreach(s->files_in, i, v)
+    {
+        snprintf(src, sizeof(src), "%s/in/%s", s->io_dir, json_string_value(v));
+        snprintf(dst, sizeof(dst), "%s/%s", s->workspace, json_string_value(v));
+        int rc = copy_in(src, dst, err);
+        if (rc < 0)
+            return rc;
+    }
+    snprintf(dst, sizeof(dst), "%s/%s", s->workspace, ASB_CODE_FILE);
+    if (s->code_b64) {
+        size_t len;
+        unsigned char *code = b64decode(s->code_b64, &len);
+        if (!code)
+            return asb_err(err, -EINVAL, "spec: code is not base64");
+        int rc = write_file(dst, code, len, err);
+        free(code);
+        if (rc < 0)
+            return rc;
+    } else if (s->code_file) {
+        snprintf(src, sizeof(src), "%s/in/%s", s->io_dir, ASB_CODE_FILE);
+        int rc = copy_in(src, dst, err);
+        if (rc < 0)
+            return rc;
+    }
+    if (s->stdin_b64) {
+        size_t len;
+        unsigned char *data = b64decode(s->stdin_b64, &len);
+        int fd = data ? memfd_create("stdin", MFD_CLOEXEC) : -1;
+        if (fd < 0 || write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+            free(data);
+            return asb_err(err, -EIO, "stdin: staging failed");
+        }
+        free(data);
+        *stdin_fd = fd;
+    } else if (s->stdin_file) {
+        snprintf(src, sizeof(src), "%s/in/.asb-stdin", s->io_dir);
+        if ((*stdin_fd = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+            return asb_err_sys(err, errno, "stdin %s", src);
+    } else if ((*stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        return asb_err_sys(err, errno, "/dev/null");
+    }
+    return 0;
+}
+
+/* ---- the workload child ---- */
+
+__attribute__((noreturn)) static void child_fail(const char *prefix, const char *msg, int code)
+{
+    char buf[700];
+    int n = snprintf(buf, sizeof(buf), "%s%s", prefix, msg);
+    if (n > 0)
+        write_all(3, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+    _exit(code);
+}
+
+static const char *env_get(char **env, const char *key)
+{
+    size_t k = strlen(key);
+    for (char **e = env; e && *e; e++)
+        if (strncmp(*e, key, k) == 0 && (*e)[k] == '=')
+            return *e + k + 1;
+    return NULL;
+}
+
+/* The workload's PATH is the one in its own environment, not ours (we have none). */
+static int exec_path(char **argv, char **env)
+{
+    if (strchr(argv[0], '/')) {
+        execve(argv[0], argv, env);
+        return errno;
+    }
+    const char *path = env_get(env, "PATH");
+    int saved = ENOENT;
+    char buf[4096];
+    for (const char *p = path ? path : ASB_DEFAULT_PATH; *p;) {
+        size_t len = strcspn(p, ":");
+        if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, argv[0]) < (int)sizeof(buf)) {
+            execve(buf, argv, env);
+            if (errno != ENOENT && errno != ENOTDIR)
+                saved = errno;
+        }
+        p += len + (p[len] == ':');
+    }
+    return saved;
+}
+
+__attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int out, int errw,
+                                                 int att, int go)
+{
+    if (setsid() < 0)
+        _exit(125);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    int a = fcntl(att, F_DUPFD_CLOEXEC, 10), g = fcntl(go, F_DUPFD_CLOEXEC, 10);
+    if (a < 0 || g < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(errw, 2) < 0 ||
+        dup3(a, 3, O_CLOEXEC) < 0 || dup3(g, 4, O_CLOEXEC) < 0)
+        _exit(125);
+    if (syscall(SYS_close_range, 5, ~0U, 0) < 0)
+        child_fail("error:", "close_range", 125);
+    if (chdir(s->workspace) < 0)
+        child_fail("error:", "chdir workspace", 125);
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    struct rlimit core = {0, 0}, fs = {s->fsize, s->fsize}, nf = {s->nofile, s->nofile};
+    if (setrlimit(RLIMIT_CORE, &core) < 0 || (s->fsize && setrlimit(RLIMIT_FSIZE, &fs) < 0) ||
+        (s->nofile && setrlimit(RLIMIT_NOFILE, &nf) < 0))
+        child_fail("error:", "setrlimit", 125);
+    if (s->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        child_fail("error:", "no_new_privs", 125);
+    asb_error_t err = {0};
+    /* The hardened filter on top of Docker's default: the same policy as the native backend. */
+    if (s->stack_hardened && asb_seccomp_install(ASB_SECCOMP_HARDENED, &err) < 0)
+        child_fail("error:", err.message, 125);
+    json_t *o = sup_attest(0, NULL);
+    char *js = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!js)
+        child_fail("error:", "attestation", 125);
+    write_all(3, js, strlen(js) + 1); /* with its NUL terminator */
+    free(js);
+    char c = 0;
+    ssize_t n;
+    do {
+        n = read(4, &c, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1 || c != 'g')
+        _exit(125);
+    close(4);
+    int e = exec_path(s->argv, s->env);
+    char msg[512];
+    snprintf(msg, sizeof(msg), "exec %s: %s", s->argv[0], strerror(e));
+    child_fail("exec-error:", msg, 127);
+}
+
+/* ---- the supervisor ---- */
+
+static void note(char *why, size_t len, const char *what)
+{
+    size_t u = strlen(why);
+    snprintf(why + u, len - u, "%s%s", u ? "; " : "", what);
+}
+
+/* The same check the host makes, made here first: nothing runs if what Docker built is not
+ * what the spec asks for. */
+static bool self_check(const cspec_t *s, json_t *a, char *why, size_t len)
+{
+    why[0] = '\0';
+    json_int_t eff = json_integer_value(json_object_get(a, "cap_eff"));
+    json_int_t prm = json_integer_value(json_object_get(a, "cap_prm"));
+    json_int_t bnd = json_integer_value(json_object_get(a, "cap_bnd"));
+    json_int_t amb = json_integer_value(json_object_get(a, "cap_amb"));
+    json_int_t inh = json_integer_value(json_object_get(a, "cap_inh"));
+    uint64_t want = s->caps_none ? 0 : s->caps_keep;
+    if (json_integer_value(json_object_get(a, "uid")) != s->uid)
+        note(why, len, "uid");
+    if (json_integer_value(json_object_get(a, "gid")) != s->gid)
+        note(why, len, "gid");
+    if ((uint64_t)eff != want || (uint64_t)prm != want || (uint64_t)bnd != want || amb != 0 ||
+        (s->caps_none && inh != 0))
+        note(why, len, "capabilities");
+    if (s->no_new_privs && json_integer_value(json_object_get(a, "no_new_privs")) != 1)
+        note(why, len, "no_new_privs");
+    if (s->seccomp && json_integer_value(json_object_get(a, "seccomp_mode")) != 2)
+        note(why, len, "seccomp");
+    const char *ifs = json_string_value(json_object_get(a, "net_ifaces"));
+    if (s->netns && (!ifs || strcmp(ifs, "lo") != 0))
+        note(why, len, "network interfaces");
+    if (s->root_ro && !json_is_true(json_object_get(a, "root_readonly")))
+        note(why, len, "root read-only");
+    const char *host = json_string_value(json_object_get(a, "hostname"));
+    if (!host || strcmp(host, s->hostname) != 0)
+        note(why, len, "hostname");
+    return why[0] == '\0';
+}
+
+static int read_attestation(int fd, char *buf, size_t size)
+{
+    size_t len = 0;
+    uint64_t deadline = now_ms() + ASB_SETUP_TIMEOUT_MS;
+    while (len < size - 1) {
+        uint64_t t = now_ms();
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = t >= deadline ? 0 : poll(&p, 1, (int)(deadline - t));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        ssize_t n = read(fd, buf + len, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (buf[len] == '\0')
+            return (int)len;
+        len++;
+    }
+    buf[len] = '\0';
+    return -EPROTO;
+}
+
+/* The host's verdict on the attach stream: 'g' go, anything else or its end: abort. */
+static bool wait_verdict(void)
+{
+    uint64_t deadline = now_ms() + ASB_SETUP_TIMEOUT_MS;
+    for (;;) {
+        uint64_t t = now_ms();
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        int r = t >= deadline ? 0 : poll(&p, 1, (int)(deadline - t));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        char c;
+        ssize_t n = read(0, &c, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n == 1 && c == 'g';
+    }
+}
+
+static void kill_all(void)
+{
+    kill(-1, SIGKILL); /* from PID 1: every other process of the container */
+}
+
+static void pump(cstream_t *s, cstate_t *st, bool until_eof)
+{
+    unsigned char buf[ASB_DOCKER_FRAME_MAX];
+    for (;;) {
+        ssize_t n = read(s->fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN) {
+            struct pollfd p = {.fd = s->fd, .events = POLLIN};
+            if (!until_eof || poll(&p, 1, 1000) <= 0) {
+                if (until_eof)
+                    break;
+                return;
+            }
+            continue;
+        }
+        if (n <= 0)
+            break;
+        uint64_t room = s->sent < st->spec->output_bytes ? st->spec->output_bytes - s->sent : 0;
+        size_t fwd = (uint64_t)n < room ? (size_t)n : (size_t)room;
+        if (fwd)
+            frame(s->type, buf, fwd);
+        s->sent += fwd;
+        if ((size_t)n > fwd && !s->truncated) {
+            s->truncated = true;
+            if (!st->output_limit) {
+                st->output_limit = true;
+                kill_all();
+            }
+        }
+    }
+    close(s->fd);
+    s->fd = -1;
+}
+
+static void reap(cstate_t *st)
+{
+    for (;;) {
+        int status;
+        pid_t p = waitpid(-1, &status, WNOHANG);
+        if (p <= 0)
+            return;
+        if (p == st->workload) {
+            st->status = status;
+            st->done = true;
+        }
+    }
+}
+
+/* Requested outputs into <io_dir>/o/<nonce>: only regular files with one link, within the cap,
+ * opened without following links and without blocking (a FIFO must not hang us). */
+static json_t *stage_outputs(const cspec_t *s)
+{
+    json_t *refused = json_object();
+    if (!json_array_size(s->files_out))
+        return refused;
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s/o/%s", s->io_dir, s->nonce);
+    bool dir_ok = mkdir(dir, 0700) == 0;
+    int ws = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    size_t i;
+    json_t *v;
+    json_array_foreach(s->files_out, i, v)
+    {
+        const char *name = json_string_value(v), *why = NULL;
+        int in = ws >= 0 ? openat(ws, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+        struct stat st;
+        if (!dir_ok || ws < 0)
+            why = "output directory unavailable";
+        else if (in < 0)
+            why = errno == ELOOP    ? "symlink refused"
+                  : errno == ENOENT ? "no such file"
+                                    : "unreadable";
+        else if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
+            why = S_ISFIFO(st.st_mode)  ? "not a regular file (fifo)"
+                  : S_ISDIR(st.st_mode) ? "not a regular file (directory)"
+                                        : "not a regular file";
+        else if (st.st_nlink != 1)
+            why = "hard link refused";
+        else if ((uint64_t)st.st_size > s->file_out_bytes)
+            why = "larger than the file-out cap";
+        if (!why) {
+            char dst[4500];
+            snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+            int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+            unsigned char buf[65536];
+            uint64_t total = 0;
+            ssize_t n = 0;
+            while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0 &&
+                   (total += (uint64_t)n) <= s->file_out_bytes &&
+                   write_all(out, buf, (size_t)n) == 0)
+                ;
+            if (out < 0 || n < 0 || total > s->file_out_bytes) {
+                why = total > s->file_out_bytes ? "larger than the file-out cap" : "copy failed";
+                unlink(dst);
+            }
+            if (out >= 0)
+                close(out);
+        }
+        if (in >= 0)
+            close(in);
+        if (why)
+            json_object_set_new(refused, name, json_string(why));
+    }
+    if (ws >= 0)
+        close(ws);
+    return refused;
+}
+
+int sup_container_main(void)
+{
+    asb_error_t err = {0};
+    cspec_t spec;
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+    const char *raw = getenv(ASB_DOCKER_SPEC_ENV);
+    json_t *so = raw ? json_loads(raw, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (!so)
+        return fatal(NULL, "container mode: no run spec in " ASB_DOCKER_SPEC_ENV);
+    if (spec_parse(so, &spec, &err) < 0)
+        return fatal(NULL, err.message);
+    clearenv(); /* the workload gets exactly the spec's env */
+    int stdin_fd = -1;
+    if (stage_inputs(&spec, &stdin_fd, &err) < 0)
+        return fatal(spec.nonce, err.message);
+
+    int outp[2], errp[2], attp[2], gop[2];
+    if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(attp, O_CLOEXEC) < 0 ||
+        pipe2(gop, O_CLOEXEC) < 0)
+        return fatal(spec.nonce, "pipe failed");
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0)
+        return fatal(spec.nonce, "signalfd failed");
+    cstate_t st = {.spec = &spec};
+    st.workload = fork();
+    if (st.workload < 0)
+        return fatal(spec.nonce, "fork workload failed");
+    if (st.workload == 0)
+        child_main(&spec, stdin_fd, outp[1], errp[1], attp[1], gop[0]);
+    close(stdin_fd), close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
+
+    char att[8192], why[512];
+    if (read_attestation(attp[0], att, sizeof(att)) < 0) {
+        kill_all();
+        return fatal(spec.nonce,
+                     strncmp(att, "error:", 6) == 0 ? att + 6 : "the workload sent no attestation");
+    }
+    json_t *ao = json_loads(att, 0, NULL);
+    if (!ao) {
+        kill_all();
+        return fatal(spec.nonce, "malformed attestation");
+    }
+    bool ok = self_check(&spec, ao, why, sizeof(why));
+    send_json(spec.nonce, "attest", ao);
+    if (!ok) {
+        kill_all();
+        char msg[600];
+        snprintf(msg, sizeof(msg), "attestation does not match the spec: %s", why);
+        return fatal(spec.nonce, msg);
+    }
+    if (!wait_verdict() || write(gop[1], "g", 1) != 1) {
+        kill_all();
+        return 125; /* the host refused the attestation or went away */
+    }
+    close(gop[1]);
+    uint64_t deadline = now_ms() + spec.timeout_ms;
+    fcntl(outp[0], F_SETFL, O_NONBLOCK);
+    fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    cstream_t out = {.fd = outp[0], .type = ASB_FRAME_STDOUT};
+    cstream_t errs = {.fd = errp[0], .type = ASB_FRAME_STDERR};
+    int attfd = attp[0], hostfd = 0;
+    size_t exec_len = 0;
+    while (!st.done) {
+        struct pollfd p[5] = {{.fd = out.fd, .events = POLLIN},
+                              {.fd = errs.fd, .events = POLLIN},
+                              {.fd = sfd, .events = POLLIN},
+                              {.fd = hostfd, .events = POLLIN},
+                              {.fd = attfd, .events = POLLIN}};
+        uint64_t t = now_ms();
+        int r = poll(p, 5, t >= deadline ? 0 : (int)(deadline - t));
+        if (r < 0 && errno != EINTR)
+            break;
+        if (now_ms() >= deadline && !st.timed_out) {
+            st.timed_out = true;
+            kill_all();
+        }
+        if (r <= 0)
+            continue;
+        if (p[0].revents)
+            pump(&out, &st, false);
+        if (p[1].revents)
+            pump(&errs, &st, false);
+        if (p[2].revents) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof(si)) == sizeof(si))
+                if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+                    st.host_abort = true;
+                    kill_all();
+                }
+            reap(&st);
+        }
+        if (p[3].revents) {
+            /* The host only ever speaks once; more input or the end of it means it is gone. */
+            st.host_abort = true;
+            kill_all();
+            hostfd = -1;
+        }
+        if (attfd >= 0 && p[4].revents) {
+            ssize_t n = read(attfd, st.exec_error + exec_len, sizeof(st.exec_error) - 1 - exec_len);
+            if (n > 0)
+                exec_len += (size_t)n;
+            else if (n == 0 || errno != EINTR) {
+                close(attfd);
+                attfd = -1;
+            }
+        }
+    }
+    kill_all();
+    if (out.fd >= 0)
+        pump(&out, &st, true);
+    if (errs.fd >= 0)
+        pump(&errs, &st, true);
+    if (attfd >= 0) {
+        ssize_t n = read(attfd, st.exec_error + exec_len, sizeof(st.exec_error) - 1 - exec_len);
+        if (n > 0)
+            exec_len += (size_t)n;
+        close(attfd);
+    }
+    st.exec_error[exec_len] = '\0';
+    if (strncmp(st.exec_error, "exec-error:", 11) == 0)
+        memmove(st.exec_error, st.exec_error + 11, strlen(st.exec_error + 11) + 1);
+    for (;;) {
+        int status;
+        pid_t p = waitpid(-1, &status, 0);
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p < 0)
+            break;
+    }
+    /* Every workload process is gone: nothing can race the output copy. */
+    json_t *refused = st.host_abort ? json_object() : stage_outputs(&spec);
+    struct rusage ru;
+    memset(&ru, 0, sizeof(ru));
+    getrusage(RUSAGE_CHILDREN, &ru);
+    int code = -1, sig = 0;
+    if (st.done && WIFEXITED(st.status))
+        code = WEXITSTATUS(st.status);
+    else if (st.done && WIFSIGNALED(st.status))
+        sig = WTERMSIG(st.status);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    send_json(spec.nonce, "exit",
+              json_pack("{s:i, s:i, s:b, s:b, s:b, s:b, s:I, s:I, s:b, s:b, s:f, s:I, s:s, s:o}",
+                        "exit_code", code, "signal", sig, "workload_done", st.done, "timed_out",
+                        st.timed_out, "output_limit", st.output_limit, "host_abort", st.host_abort,
+                        "stdout_bytes", (json_int_t)out.sent, "stderr_bytes", (json_int_t)errs.sent,
+                        "stdout_truncated", out.truncated, "stderr_truncated", errs.truncated,
+                        "cpu_time_s", cpu, "max_rss_kb", (json_int_t)ru.ru_maxrss, "exec_error",
+                        st.exec_error, "files_refused", refused));
+    if (!st.done)
+        return 125;
+    if (WIFEXITED(st.status))
+        return WEXITSTATUS(st.status);
+    return WIFSIGNALED(st.status) ? 128 + WTERMSIG(st.status) : 125;
+}

@@ -1,0 +1,430 @@
+/* test_docker_backend.c - the runtime's isolation properties, on each backend with the same
+ * test code (native and docker), plus the docker-only verify-before-start refusal.
+ *
+ * The docker parameter skips with a reason when no engine answers; ASB_REQUIRE_DOCKER=1 (CI)
+ * turns that skip into a failure. Assertions use evidence the workload cannot forge: the
+ * result's attestation (made by the trusted supervisor), the engine's own state (OOMKilled), a
+ * listener the test owns, byte counts, and the engine's container list. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agent_sandbox.h"
+#include "core/owner.h"
+#include "core/plan.h"
+#include "docker/docker.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct backend {
+    const char *name;
+    bool available;
+    char why[512];
+} backend_t;
+
+static backend_t BACKENDS[] = {{.name = "native"}, {.name = "docker"}};
+
+static bool skip_unavailable(const backend_t *b)
+{
+    if (b->available)
+        return false;
+    if (getenv("ASB_REQUIRE_DOCKER") && strcmp(getenv("ASB_REQUIRE_DOCKER"), "1") == 0)
+        fail_msg("docker engine required (ASB_REQUIRE_DOCKER=1) but: %s", b->why);
+    printf("SKIP: %s backend: %s\n", b->name, b->why);
+    skip();
+    return true;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int run(const backend_t *b, const char *profile, const char *code, asb_limits_t *lim,
+               asb_result_t *res, asb_error_t *err)
+{
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.backend = b->name;
+    cfg.code = code;
+    if (lim)
+        cfg.limits = *lim;
+    return asb_run(&cfg, res, err);
+}
+
+static int n_our_containers(void)
+{
+    asb_docker_engine_t *eng = NULL;
+    asb_error_t err;
+    if (asb_docker_engine_open(&eng, &err) < 0)
+        return 0;
+    char owner[64], path[512];
+    asb_owner_tag(owner, sizeof(owner));
+    snprintf(path, sizeof(path),
+             "/containers/json?all=1&filters=%%7B%%22label%%22%%3A%%5B%%22%s%%3D%s%%22%%5D%%7D",
+             ASB_DOCKER_LABEL_OWNER, owner);
+    json_t *list = NULL;
+    int n = asb_docker_json(eng, "GET", path, NULL, 10000, &list, &err) == 0
+                ? (int)json_array_size(list)
+                : -1;
+    json_decref(list);
+    asb_docker_engine_close(eng);
+    return n;
+}
+
+static int n_volumes(void)
+{
+    asb_docker_engine_t *eng = NULL;
+    asb_error_t err;
+    if (asb_docker_engine_open(&eng, &err) < 0)
+        return 0;
+    json_t *o = NULL;
+    int n = asb_docker_json(eng, "GET", "/volumes", NULL, 10000, &o, &err) == 0
+                ? (int)json_array_size(json_object_get(o, "Volumes"))
+                : -1;
+    json_decref(o);
+    asb_docker_engine_close(eng);
+    return n;
+}
+
+static int VOLUMES_BEFORE;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    BACKENDS[0].available = true;
+    asb_docker_engine_t *eng = NULL;
+    asb_error_t err;
+    if (asb_docker_engine_open(&eng, &err) < 0) {
+        snprintf(BACKENDS[1].why, sizeof(BACKENDS[1].why), "%s", err.message);
+    } else {
+        json_t *img = NULL;
+        if (asb_docker_json(eng, "GET", "/images/" ASB_DOCKER_DEFAULT_IMAGE "/json", NULL, 10000,
+                            &img, &err) < 0)
+            snprintf(BACKENDS[1].why, sizeof(BACKENDS[1].why),
+                     "default image missing (agent-sandbox image build): %s", err.message);
+        else
+            BACKENDS[1].available = true;
+        json_decref(img);
+        asb_docker_engine_close(eng);
+        VOLUMES_BEFORE = n_volumes();
+    }
+    return 0;
+}
+
+#define EACH_BACKEND(b)                                                                            \
+    for (backend_t *b = BACKENDS; b < BACKENDS + 2; b++)                                           \
+        if (!(b->available || (skip_unavailable(b), false))) {                                     \
+        } else
+
+static void test_hardened_identity_caps_nnp_seccomp(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        int rc = run(b, "hardened", "import os; print(os.getuid(), os.getgid())", NULL, &r, &err);
+        if (rc < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(r.attestation.present && r.attestation.valid);
+        assert_int_equal(r.attestation.uid, 65534);
+        assert_int_equal(r.attestation.gid, 65534);
+        assert_true(r.attestation.cap_eff == 0 && r.attestation.cap_prm == 0 &&
+                    r.attestation.cap_bnd == 0 && r.attestation.cap_amb == 0);
+        assert_int_equal(r.attestation.no_new_privs, 1);
+        assert_int_equal(r.attestation.seccomp_mode, 2);
+        assert_true(r.attestation.root_readonly);
+        assert_string_equal(r.attestation.net_ifaces, "lo");
+        assert_memory_equal(r.out.data, "65534 65534\n", 12);
+        asb_result_free(&r);
+    }
+}
+
+static void test_no_network_reaches_host_listener(void **state)
+{
+    (void)state;
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(ls, 16), 0);
+    socklen_t al = sizeof(a);
+    getsockname(ls, (struct sockaddr *)&a, &al);
+    char code[512];
+    snprintf(code, sizeof(code),
+             "import socket\nfor h in ('127.0.0.1','172.17.0.1'):\n"
+             "  try: socket.create_connection((h,%d),timeout=1); print('connected',h)\n"
+             "  except OSError as e: print('refused',h)\n",
+             ntohs(a.sin_port));
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        if (run(b, "hardened", code, NULL, &r, &err) < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        /* Evidence: our listener saw no connection. */
+        int c = accept(ls, NULL, NULL);
+        assert_true(c < 0 && errno == EAGAIN);
+        asb_result_free(&r);
+    }
+    close(ls);
+}
+
+static void test_read_only_root(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        if (run(b, "hardened",
+                "import sys\ntry:\n  open('/usr/asb-probe','w'); sys.exit(3)\n"
+                "except OSError: pass\nopen('/workspace/ok','w').write('x')\n",
+                NULL, &r, &err) < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_int_equal(r.exit_code, 0);
+        assert_true(r.attestation.root_readonly);
+        asb_result_free(&r);
+    }
+}
+
+static void test_oom_from_engine_state_not_output(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(
+            run(b, "hardened", "x = bytearray(300*1024*1024); print(len(x))", NULL, &r, &err), 0);
+        assert_int_equal(r.status, ASB_STATUS_OOM_KILLED);
+        assert_true(r.out_of_memory);
+        asb_result_free(&r);
+        assert_int_equal(
+            run(b, "hardened", "print('Killed'); print('MemoryError')", NULL, &r, &err), 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_false(r.out_of_memory);
+        asb_result_free(&r);
+    }
+}
+
+static void test_pids_limit_holds_fork_bomb(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(run(b, "hardened",
+                             "import os,time\nn=0\ntry:\n  for i in range(500):\n"
+                             "    if os.fork()==0:\n      time.sleep(5); os._exit(0)\n"
+                             "    n+=1\nexcept OSError: pass\nprint(n)\n",
+                             NULL, &r, &err),
+                         0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        int forked = atoi(r.out.data ? (const char *)r.out.data : "999");
+        assert_true(forked < 64);
+        asb_result_free(&r);
+    }
+}
+
+static void test_timeout_kills_everything(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_limits_t lim = {.timeout_s = 1.0};
+        asb_result_t r;
+        asb_error_t err;
+        double t0 = now_s();
+        assert_int_equal(
+            run(b, "hardened",
+                "import os,signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "if os.fork()==0:\n  os.setsid()\n  if os.fork()==0: time.sleep(100)\n"
+                "  os._exit(0)\ntime.sleep(100)\n",
+                &lim, &r, &err),
+            0);
+        double took = now_s() - t0;
+        assert_int_equal(r.status, ASB_STATUS_TIMEOUT);
+        assert_true(took < 1.0 + 3.0);
+        asb_result_free(&r);
+        if (strcmp(b->name, "docker") == 0)
+            assert_int_equal(n_our_containers(), 0);
+    }
+}
+
+static void test_output_cap_is_exact(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_limits_t lim = {.output_bytes = 1000};
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(run(b, "hardened", "import sys\nwhile True: sys.stdout.write('A'*65536)\n",
+                             &lim, &r, &err),
+                         0);
+        assert_int_equal(r.status, ASB_STATUS_OUTPUT_LIMIT);
+        assert_int_equal(r.out.len, 1000);
+        assert_true(r.stdout_truncated);
+        asb_result_free(&r);
+    }
+}
+
+static void test_file_out_guard(void **state)
+{
+    (void)state;
+    const char *outs[] = {"ok", "link", "fifo", "hard"};
+    EACH_BACKEND(b)
+    {
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = "hardened";
+        cfg.backend = b->name;
+        cfg.code = "import os\nopen('ok','w').write('fine')\nos.symlink('/etc/passwd','link')\n"
+                   "os.mkfifo('fifo')\nopen('h0','w').write('x')\nos.link('h0','hard')\n";
+        cfg.files_out = outs;
+        cfg.n_files_out = 4;
+        asb_result_t r;
+        asb_error_t err;
+        double t0 = now_s();
+        if (asb_run(&cfg, &r, &err) < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        assert_true(now_s() - t0 < 10);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_int_equal(r.n_files_out, 1);
+        assert_string_equal(r.files_out[0].name, "ok");
+        assert_memory_equal(r.files_out[0].content.data, "fine", 4);
+        assert_int_equal(r.n_files_refused, 3);
+        asb_result_free(&r);
+        /* "../x" never becomes a request at all. */
+        const char *bad[] = {"../x"};
+        cfg.files_out = bad;
+        cfg.n_files_out = 1;
+        assert_true(asb_run(&cfg, &r, &err) < 0);
+        asb_result_free(&r);
+    }
+}
+
+/* ---- docker only: verify before start ---- */
+
+typedef struct tamper {
+    char id[96];
+    bool started;
+} tamper_t;
+
+static void drop_cap_drop(json_t *body, void *arg)
+{
+    (void)arg;
+    json_object_del(json_object_get(body, "HostConfig"), "CapDrop");
+}
+
+static void saw_create(const char *id, void *arg)
+{
+    snprintf(((tamper_t *)arg)->id, sizeof(((tamper_t *)arg)->id), "%s", id);
+}
+
+static void saw_start(const char *id, void *arg)
+{
+    (void)id;
+    ((tamper_t *)arg)->started = true;
+}
+
+static void test_docker_tampered_request_is_refused_before_start(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.backend = "docker";
+    cfg.code = "print('ran')";
+    asb_plan_t plan;
+    asb_error_t err;
+    assert_int_equal(asb_plan_build(&cfg, &plan, &err), 0);
+    tamper_t t = {0};
+    asb_docker_hooks_t hooks = {.mutate_create = drop_cap_drop,
+                                .after_create = saw_create,
+                                .before_start = saw_start,
+                                .arg = &t};
+    asb_result_t r;
+    memset(&r, 0, sizeof(r));
+    r.exit_code = -1;
+    int rc = asb_docker_run_hooked(&plan, &r, &hooks, &err);
+    assert_true(rc < 0);
+    assert_non_null(strstr(err.message, "refused before start"));
+    assert_non_null(strstr(err.message, "CapDrop"));
+    assert_true(t.id[0] != '\0'); /* it was created ... */
+    assert_false(t.started);      /* ... never started ... */
+    assert_int_equal(r.out.len, 0);
+    /* ... and removed: the engine no longer knows it. */
+    asb_docker_engine_t *eng = NULL;
+    assert_int_equal(asb_docker_engine_open(&eng, &err), 0);
+    char path[200];
+    snprintf(path, sizeof(path), "/containers/%s/json", t.id);
+    assert_int_equal(asb_docker_json(eng, "GET", path, NULL, 10000, NULL, &err), -ENOENT);
+    asb_docker_engine_close(eng);
+    asb_result_free(&r);
+    asb_plan_free(&plan);
+}
+
+static void test_docker_baseline_is_root_with_default_caps(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    asb_result_t r;
+    asb_error_t err;
+    assert_int_equal(run(&BACKENDS[1], "docker-baseline", "print(1)", NULL, &r, &err), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.attestation.uid, 0);
+    assert_true(r.attestation.cap_eff == asb_docker_default_caps());
+    assert_int_equal(r.attestation.seccomp_mode, 2);
+    asb_result_free(&r);
+}
+
+static void test_docker_no_leftovers(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    assert_int_equal(n_our_containers(), 0);
+    assert_int_equal(n_volumes(), VOLUMES_BEFORE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hardened_identity_caps_nnp_seccomp),
+        cmocka_unit_test(test_no_network_reaches_host_listener),
+        cmocka_unit_test(test_read_only_root),
+        cmocka_unit_test(test_oom_from_engine_state_not_output),
+        cmocka_unit_test(test_pids_limit_holds_fork_bomb),
+        cmocka_unit_test(test_timeout_kills_everything),
+        cmocka_unit_test(test_output_cap_is_exact),
+        cmocka_unit_test(test_file_out_guard),
+        cmocka_unit_test(test_docker_tampered_request_is_refused_before_start),
+        cmocka_unit_test(test_docker_baseline_is_root_with_default_caps),
+        cmocka_unit_test(test_docker_no_leftovers),
+    };
+    return cmocka_run_group_tests(tests, group_setup, NULL);
+}

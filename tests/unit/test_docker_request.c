@@ -1,0 +1,329 @@
+/* test_docker_request.c - the docker backend's pure parts: the create request each profile
+ * becomes, the verify step that compares the engine's inspect document with it (and refuses a
+ * tampered one), the file-out tar guard, and the no-engine error. No engine needed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agent_sandbox.h"
+#include "core/limits.h"
+#include "core/plan.h"
+#include "core/result.h"
+#include "docker/docker.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *request(const char *profile)
+{
+    char *s = NULL;
+    asb_error_t err;
+    assert_int_equal(asb_docker_request_json(profile, NULL, NULL, &s, &err), 0);
+    json_t *o = json_loads(s, 0, NULL);
+    free(s);
+    assert_non_null(o);
+    return o;
+}
+
+static json_t *hc(json_t *body)
+{
+    return json_object_get(body, "HostConfig");
+}
+
+static void test_hardened_request_has_every_control(void **state)
+{
+    (void)state;
+    json_t *b = request("hardened");
+    json_t *h = hc(b);
+    assert_string_equal(json_string_value(json_object_get(h, "NetworkMode")), "none");
+    assert_true(json_is_true(json_object_get(h, "ReadonlyRootfs")));
+    assert_string_equal(json_string_value(json_object_get(b, "User")), "65534:65534");
+    assert_int_equal(json_array_size(json_object_get(h, "CapDrop")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(h, "CapDrop"), 0)), "ALL");
+    assert_int_equal(json_array_size(json_object_get(h, "CapAdd")), 0);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(h, "SecurityOpt"), 0)),
+                        "no-new-privileges");
+    assert_int_equal(json_integer_value(json_object_get(h, "Memory")), ASB_HARDENED_MEMORY_BYTES);
+    assert_int_equal(json_integer_value(json_object_get(h, "MemorySwap")),
+                     ASB_HARDENED_MEMORY_BYTES);
+    assert_int_equal(json_integer_value(json_object_get(h, "PidsLimit")), ASB_HARDENED_PIDS);
+    assert_int_equal(json_integer_value(json_object_get(h, "NanoCpus")), 1000000000);
+    assert_false(json_is_true(json_object_get(h, "Privileged")));
+    const char *ws = json_string_value(json_object_get(json_object_get(h, "Tmpfs"), "/workspace"));
+    assert_non_null(strstr(ws, "noexec"));
+    json_t *m = json_array_get(json_object_get(h, "Mounts"), 0);
+    assert_true(json_is_true(json_object_get(m, "ReadOnly")));
+    bool all = false;
+    json_t *flags = asb_docker_isolation_flags(b, &all);
+    assert_true(all);
+    json_decref(flags);
+    json_decref(b);
+}
+
+static void test_baseline_lacks_hardening_and_aliases_work(void **state)
+{
+    (void)state;
+    json_t *b = request("docker-baseline");
+    assert_string_equal(json_string_value(json_object_get(b, "User")), "0:0");
+    assert_string_equal(json_string_value(json_object_get(hc(b), "NetworkMode")), "bridge");
+    bool all = true;
+    json_t *flags = asb_docker_isolation_flags(b, &all);
+    assert_false(all);
+    assert_false(json_is_true(json_object_get(flags, "network_none")));
+    assert_true(json_is_true(json_object_get(flags, "no_swap")));
+    json_decref(flags);
+    json_decref(b);
+    char *s = NULL;
+    asb_error_t err;
+    assert_true(asb_docker_request_json("subprocess", NULL, NULL, &s, &err) < 0);
+    assert_true(asb_docker_request_json("nope", NULL, NULL, &s, &err) < 0);
+}
+
+static void test_limits_and_image_reach_the_request(void **state)
+{
+    (void)state;
+    asb_limits_t l = {.memory_bytes = 64 * ASB_MIB, .pids = 7, .cpus = 0.5};
+    char *s = NULL;
+    asb_error_t err;
+    assert_int_equal(asb_docker_request_json("hardened", &l, "x/y:z", &s, &err), 0);
+    json_t *b = json_loads(s, 0, NULL);
+    free(s);
+    assert_int_equal(json_integer_value(json_object_get(hc(b), "Memory")), 64 * ASB_MIB);
+    assert_int_equal(json_integer_value(json_object_get(hc(b), "MemorySwap")), 64 * ASB_MIB);
+    assert_int_equal(json_integer_value(json_object_get(hc(b), "PidsLimit")), 7);
+    assert_int_equal(json_integer_value(json_object_get(hc(b), "NanoCpus")), 500000000);
+    assert_string_equal(json_string_value(json_object_get(b, "Image")), "x/y:z");
+    json_decref(b);
+}
+
+static bool argv_has_pair(char **v, const char *a, const char *b)
+{
+    for (size_t i = 0; v[i] && v[i + 1]; i++)
+        if (strcmp(v[i], a) == 0 && strcmp(v[i + 1], b) == 0)
+            return true;
+    return false;
+}
+
+static void test_docker_run_argv_matches_request(void **state)
+{
+    (void)state;
+    json_t *b = request("hardened");
+    char **v = asb_docker_run_argv(b, NULL);
+    assert_non_null(v);
+    assert_true(argv_has_pair(v, "--cap-drop", "ALL"));
+    assert_true(argv_has_pair(v, "--network", "none"));
+    assert_true(argv_has_pair(v, "--user", "65534:65534"));
+    assert_true(argv_has_pair(v, "--security-opt", "no-new-privileges"));
+    bool ro = false, mem = false;
+    for (size_t i = 0; v[i]; i++) {
+        ro = ro || strcmp(v[i], "--read-only") == 0;
+        mem = mem || strcmp(v[i], "--memory-swap=134217728") == 0;
+    }
+    assert_true(ro && mem);
+    asb_docker_strv_free(v);
+    json_decref(b);
+}
+
+/* An inspect document as the engine returns it for exactly this request. */
+static json_t *inspect_for(json_t *body)
+{
+    json_t *cfg = json_deep_copy(body);
+    json_t *host = json_deep_copy(hc(body));
+    json_object_del(cfg, "HostConfig");
+    if (json_is_false(json_object_get(cfg, "NetworkDisabled")))
+        json_object_del(cfg, "NetworkDisabled"); /* the engine omits false values */
+    json_t *mounts = json_array();
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(host, "Mounts"), i, m)
+    {
+        json_array_append_new(mounts,
+                              json_pack("{s:s, s:b}", "Destination",
+                                        json_string_value(json_object_get(m, "Target")), "RW",
+                                        !json_is_true(json_object_get(m, "ReadOnly"))));
+    }
+    return json_pack("{s:o, s:o, s:o}", "Config", cfg, "HostConfig", host, "Mounts", mounts);
+}
+
+static const asb_profile_t *prof(const char *name)
+{
+    return asb_profile_find(name);
+}
+
+static void test_verify_accepts_faithful_and_refuses_tampered(void **state)
+{
+    (void)state;
+    json_t *b = request("hardened");
+    char why[2048];
+    asb_profile_t p = *prof("hardened");
+    p.landlock = false;
+    json_t *ins = inspect_for(b);
+    if (!asb_docker_verify(&p, 0, b, ins, why, sizeof(why)))
+        fail_msg("faithful inspect refused: %s", why);
+
+    /* The engine created it without --cap-drop ALL (a tampered request). */
+    json_object_set_new(json_object_get(ins, "HostConfig"), "CapDrop", json_null());
+    assert_false(asb_docker_verify(&p, 0, b, ins, why, sizeof(why)));
+    assert_non_null(strstr(why, "CapDrop"));
+    json_decref(ins);
+
+    /* Even when the request itself was tampered the same way, the profile floor refuses. */
+    json_t *tampered = json_deep_copy(b);
+    json_object_del(hc(tampered), "CapDrop");
+    ins = inspect_for(tampered);
+    assert_false(asb_docker_verify(&p, 0, tampered, ins, why, sizeof(why)));
+    assert_non_null(strstr(why, "CapDrop lacks ALL"));
+    json_decref(ins);
+    json_decref(tampered);
+
+    struct {
+        const char *key;
+        json_t *val;
+        const char *expect;
+    } cases[] = {
+        {"CapAdd", json_pack("[s]", "SYS_ADMIN"), "CapAdd"},
+        {"MemorySwap", json_integer(-1), "MemorySwap"},
+        {"NetworkMode", json_string("host"), "NetworkMode"},
+        {"Privileged", json_true(), "privileged"},
+        {"ReadonlyRootfs", json_false(), "ReadonlyRootfs"},
+        {"PidsLimit", json_integer(0), "PidsLimit"},
+        {"SecurityOpt", json_pack("[s]", "seccomp=unconfined"), "seccomp"},
+        {"PidMode", json_string("host"), "PidMode"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ins = inspect_for(b);
+        json_object_set_new(json_object_get(ins, "HostConfig"), cases[i].key, cases[i].val);
+        bool ok = asb_docker_verify(&p, 0, b, ins, why, sizeof(why));
+        if (ok || !strstr(why, cases[i].expect))
+            fail_msg("%s: verify %s, why: %s", cases[i].key, ok ? "passed" : "failed", why);
+        json_decref(ins);
+    }
+    /* An extra environment entry (an image ENV) is not the exact env. */
+    ins = inspect_for(b);
+    json_array_append_new(json_object_get(json_object_get(ins, "Config"), "Env"),
+                          json_string("LD_PRELOAD=/x.so"));
+    assert_false(asb_docker_verify(&p, 0, b, ins, why, sizeof(why)));
+    assert_non_null(strstr(why, "Env"));
+    json_decref(ins);
+    /* The supervisor mounted writable. */
+    ins = inspect_for(b);
+    json_object_set_new(json_array_get(json_object_get(ins, "Mounts"), 0), "RW", json_true());
+    assert_false(asb_docker_verify(&p, 0, b, ins, why, sizeof(why)));
+    json_decref(ins);
+    json_decref(b);
+}
+
+/* ---- file-out tar guard ---- */
+
+static void add(struct archive *a, const char *path, mode_t type, const char *data,
+                const char *link)
+{
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_pathname(e, path);
+    archive_entry_set_filetype(e, type);
+    archive_entry_set_perm(e, 0644);
+    if (link && type == AE_IFLNK)
+        archive_entry_set_symlink(e, link);
+    else if (link)
+        archive_entry_set_hardlink(e, link);
+    size_t len = data ? strlen(data) : 0;
+    archive_entry_set_size(e, (la_int64_t)len);
+    assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+    if (len)
+        assert_int_equal(archive_write_data(a, data, len), (la_ssize_t)len);
+    archive_entry_free(e);
+}
+
+static const char *reason(asb_result_t *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_files_refused; i++)
+        if (strcmp(r->files_refused[i].name, name) == 0)
+            return r->files_refused[i].reason;
+    return NULL;
+}
+
+static void test_tar_extract_takes_only_requested_regular_files(void **state)
+{
+    (void)state;
+    static unsigned char buf[1 << 16];
+    size_t used = 0;
+    struct archive *a = archive_write_new();
+    archive_write_set_format_pax_restricted(a);
+    assert_int_equal(archive_write_open_memory(a, buf, sizeof(buf), &used), ARCHIVE_OK);
+    add(a, "n/", AE_IFDIR, NULL, NULL);
+    add(a, "n/ok.txt", AE_IFREG, "hello", NULL);
+    add(a, "n/link", AE_IFLNK, NULL, "/etc/shadow");
+    add(a, "n/hard", AE_IFREG, NULL, "n/ok.txt");
+    add(a, "n/fifo", AE_IFIFO, NULL, NULL);
+    add(a, "n/big", AE_IFREG, "0123456789", NULL);
+    add(a, "n/sub/ok.txt", AE_IFREG, "nested", NULL);
+    add(a, "n/unasked", AE_IFREG, "x", NULL);
+    assert_int_equal(archive_write_close(a), ARCHIVE_OK);
+    archive_write_free(a);
+
+    char *names[] = {"ok.txt", "link", "hard", "fifo", "big", "missing"};
+    asb_result_t r;
+    asb_result_init(&r);
+    asb_error_t err;
+    assert_int_equal(asb_docker_tar_extract(buf, used, "n", names, 6, 8, &r, &err), 0);
+    assert_int_equal(r.n_files_out, 1);
+    assert_string_equal(r.files_out[0].name, "ok.txt");
+    assert_memory_equal(r.files_out[0].content.data, "hello", 5);
+    assert_string_equal(reason(&r, "link"), "symlink refused");
+    assert_string_equal(reason(&r, "hard"), "hard link refused");
+    assert_string_equal(reason(&r, "fifo"), "not a regular file (fifo)");
+    assert_non_null(strstr(reason(&r, "big"), "larger than 8"));
+    assert_string_equal(reason(&r, "missing"), "no such file");
+    assert_null(reason(&r, "unasked"));
+    asb_result_free(&r);
+
+    /* Garbage is an error, not an empty success. */
+    asb_result_init(&r);
+    assert_true(asb_docker_tar_extract((const unsigned char *)"not a tar at all", 16, "n", names, 1,
+                                       8, &r, &err) < 0);
+    asb_result_free(&r);
+}
+
+static void test_no_engine_is_a_clear_error_never_a_fallback(void **state)
+{
+    (void)state;
+    setenv("DOCKER_HOST", "unix:///nonexistent/asb-test.sock", 1);
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.backend = "docker";
+    cfg.code = "print(1)";
+    asb_result_t res;
+    asb_error_t err;
+    assert_true(asb_run(&cfg, &res, &err) < 0);
+    assert_string_equal(res.backend, "docker");
+    assert_int_equal(res.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_int_equal(asb_result_exit_status(&res), 125);
+    assert_true(strncmp(err.message,
+                        "docker engine not reachable at /nonexistent/asb-test.sock: ", 59) == 0);
+    assert_int_equal(res.out.len, 0);
+    asb_result_free(&res);
+    setenv("DOCKER_HOST", "tcp://127.0.0.1:2375", 1);
+    assert_true(asb_run(&cfg, &res, &err) < 0);
+    assert_non_null(strstr(err.message, "only unix://"));
+    asb_result_free(&res);
+    unsetenv("DOCKER_HOST");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hardened_request_has_every_control),
+        cmocka_unit_test(test_baseline_lacks_hardening_and_aliases_work),
+        cmocka_unit_test(test_limits_and_image_reach_the_request),
+        cmocka_unit_test(test_docker_run_argv_matches_request),
+        cmocka_unit_test(test_verify_accepts_faithful_and_refuses_tampered),
+        cmocka_unit_test(test_tar_extract_takes_only_requested_regular_files),
+        cmocka_unit_test(test_no_engine_is_a_clear_error_never_a_fallback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
