@@ -94,6 +94,12 @@ static json_t *pairs_json(const asb_latency_study_t *s)
         if (!o || json_object_set_new(o, "arm", json_string(s->arms[a].name)) < 0 ||
             json_object_set_new(o, "reference_arm", json_string(s->arms[s->reference].name)) < 0 ||
             json_object_set_new(o, "verdict", json_string(s->verdict[a])) < 0 ||
+            json_object_set_new(o, "minuend", json_string(s->arms[s->minuend[a]].name)) < 0 ||
+            json_object_set_new(o, "subtrahend", json_string(s->arms[s->subtrahend[a]].name)) < 0 ||
+            json_object_set_new(o, "control",
+                                s->ablation && s->arms[a].weaken
+                                    ? json_string(asb_latency_control_name(s->arms[a].weaken))
+                                    : json_null()) < 0 ||
             json_array_append_new(pairs, o) < 0) {
             json_decref(pairs);
             return NULL;
@@ -108,12 +114,12 @@ json_t *asb_latency_json(const asb_latency_study_t *s)
     for (size_t i = 0; argv && s->argv[i]; i++)
         json_array_append_new(argv, json_string(s->argv[i]));
     return json_pack(
-        "{s:s, s:s, s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:s,"
+        "{s:s, s:o, s:s, s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:s,"
         " s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "schema", ASB_LATENCY_JSON_SCHEMA, "unit", "ms", "clock",
-        "CLOCK_MONOTONIC around asb_run (wall_ms); the result's duration_s (duration_ms)", "argv",
-        argv, "seed", (json_int_t)s->seed, "rounds_requested", count(s->rounds), "rounds_done",
-        count(s->rounds_done), "warmup_rounds", count(s->warmup), "rounds_complete",
+        "schema", ASB_LATENCY_JSON_SCHEMA, "ablation", json_boolean(s->ablation), "unit", "ms",
+        "clock", "CLOCK_MONOTONIC around asb_run (wall_ms); the result's duration_s (duration_ms)",
+        "argv", argv, "seed", (json_int_t)s->seed, "rounds_requested", count(s->rounds),
+        "rounds_done", count(s->rounds_done), "warmup_rounds", count(s->warmup), "rounds_complete",
         s->analyzed ? count(s->rounds_complete) : json_null(), "failure_policy",
         "a round with a failed run (asb_run error, status not completed, or exit code not 0) is "
         "recorded and excluded from every statistic",

@@ -17,6 +17,7 @@ int asb_latency_study_init(asb_latency_study_t *s, const asb_latency_opts_t *opt
     int rc = asb_latency_build_arms(opts, s->arms, &s->n_arms, &s->reference, err);
     if (rc < 0)
         return rc;
+    s->ablation = opts->ablate != NULL;
     s->rounds = opts->rounds;
     s->warmup = opts->warmup;
     if (s->rounds < 2 || s->rounds > ASB_LATENCY_MAX_ROUNDS)
@@ -187,14 +188,20 @@ int asb_latency_study_analyze(asb_latency_study_t *s, asb_error_t *err)
             (rc = asb_stats_describe(dur, n, &s->duration[a], err)) < 0)
             asb_err_wrap(err, "latency: %s", s->arms[a].name);
     }
-    const double *ref = &wall[s->reference * n];
     for (size_t a = 0; a < s->n_arms && rc == 0; a++) {
         if (a == s->reference)
             continue;
-        if ((rc = asb_paired_analyze(&wall[a * n], ref, n, NULL, &s->pair[a], err)) < 0 ||
-            (rc = asb_paired_verdict(&s->pair[a], s->arms[a].name, s->arms[s->reference].name, "ms",
+        size_t x = a, y = s->reference;
+        if (s->ablation && s->arms[a].weaken && !s->arms[y].weaken) {
+            x = s->reference;
+            y = a;
+        }
+        s->minuend[a] = x;
+        s->subtrahend[a] = y;
+        if ((rc = asb_paired_analyze(&wall[x * n], &wall[y * n], n, NULL, &s->pair[a], err)) < 0 ||
+            (rc = asb_paired_verdict(&s->pair[a], s->arms[x].name, s->arms[y].name, "ms",
                                      s->verdict[a], sizeof(s->verdict[a]), err)) < 0)
-            asb_err_wrap(err, "latency: %s vs %s", s->arms[a].name, s->arms[s->reference].name);
+            asb_err_wrap(err, "latency: %s - %s", s->arms[x].name, s->arms[y].name);
     }
     free(wall);
     free(dur);

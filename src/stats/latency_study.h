@@ -85,6 +85,9 @@ typedef struct asb_latency_study {
     /* set up by asb_latency_study_init */
     asb_latency_arm_t arms[ASB_LATENCY_MAX_ARMS];
     size_t n_arms, reference;
+    /* --ablate: each pair is reference minus arm (full profile minus the profile without one
+     * control), so a positive number is what that control costs. Otherwise arm minus reference. */
+    bool ablation;
     size_t rounds, warmup;
     uint64_t seed;
     const char *argv[4]; /* interpreter, "-c", code, NULL (code borrowed) */
@@ -101,6 +104,7 @@ typedef struct asb_latency_study {
     asb_describe_t wall[ASB_LATENCY_MAX_ARMS];     /* over complete rounds, ms */
     asb_describe_t duration[ASB_LATENCY_MAX_ARMS]; /* the result's duration, ms */
     asb_paired_t pair[ASB_LATENCY_MAX_ARMS];       /* arm vs reference; unset for the reference */
+    size_t minuend[ASB_LATENCY_MAX_ARMS], subtrahend[ASB_LATENCY_MAX_ARMS]; /* pair[a]: x - y */
     char verdict[ASB_LATENCY_MAX_ARMS][256];
     bool analyzed;
 } asb_latency_study_t;

@@ -260,16 +260,24 @@ static double diff_panel(FILE *f, const asb_latency_study_t *s, double y)
     }
     double pad = (hi - lo) * 0.08 + 1e-3;
     axis_t ax = {.log = false, .lo = lo - pad, .hi = hi + pad};
-    char title[160];
-    snprintf(title, sizeof(title), "Paired difference: arm minus %s, same round", ref);
+    char title[160], note[200];
+    if (s->ablation) {
+        snprintf(title, sizeof(title), "Cost of each control: %s minus %s without it, same round",
+                 ref, ref);
+        snprintf(note, sizeof(note), "right of the zero line = the control adds time");
+    } else {
+        snprintf(title, sizeof(title), "Paired difference: arm minus %s, same round", ref);
+        snprintf(note, sizeof(note), "right of the zero line = slower than %s", ref);
+    }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\" fill=\"#222\">",
             LABEL_X, y);
     put_text(f, title, 160);
     fprintf(f,
             "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#666\">dot: "
-            "Hodges-Lehmann estimate; bar: Wilcoxon signed-rank confidence interval; right of "
-            "the zero line = slower than %s</text>\n",
-            LABEL_X, y + 17, "the reference");
+            "Hodges-Lehmann estimate; bar: Wilcoxon signed-rank confidence interval; ",
+            LABEL_X, y + 17);
+    put_text(f, note, 200);
+    fputs("</text>\n", f);
     double top = y + 30;
     size_t rows = s->n_arms - 1;
     double bottom = top + DIFF_ROW_H * (double)rows;
@@ -286,7 +294,12 @@ static double diff_panel(FILE *f, const asb_latency_study_t *s, double y)
                     "fill=\"#f7f7f7\"/>\n",
                     PLOT_X0, cy - DIFF_ROW_H / 2, PLOT_X1 - PLOT_X0, DIFF_ROW_H);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" fill=\"#222\">", LABEL_X, cy + 5);
-        put_text(f, s->arms[a].name, 40);
+        if (s->ablation && s->arms[a].weaken) {
+            fputs("cost of ", f);
+            put_text(f, asb_latency_control_name(s->arms[a].weaken), 40);
+        } else {
+            put_text(f, s->arms[a].name, 40);
+        }
         fprintf(f, "</text>\n");
         double xl = xpos(&ax, p->hl.lo), xh = xpos(&ax, p->hl.hi);
         fprintf(f,
@@ -315,7 +328,7 @@ static double diff_panel(FILE *f, const asb_latency_study_t *s, double y)
         fprintf(f, ", MDE %.2g ms</text>\n", p->mde.wilcoxon);
         row++;
     }
-    draw_axis(f, &ax, top, bottom, "difference, ms (95% CI)");
+    draw_axis(f, &ax, top, bottom, "difference, ms");
     fprintf(f,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\" "
             "stroke-width=\"1.5\" stroke-dasharray=\"5,4\"/>\n",
