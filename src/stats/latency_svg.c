@@ -116,8 +116,8 @@ typedef struct axis {
 
 static double xpos(const axis_t *a, double v)
 {
-    double f =
-        a->log ? (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo)) : (v - a->lo) / (a->hi - a->lo);
+    double f = a->log ? (log(fmax(v, a->lo)) - log(a->lo)) / (log(a->hi) - log(a->lo))
+                      : (v - a->lo) / (a->hi - a->lo);
     return PLOT_X0 + f * (PLOT_X1 - PLOT_X0);
 }
 
@@ -171,7 +171,7 @@ static double strip_panel(FILE *f, const asb_latency_study_t *s, double y, doubl
         hi = fmax(hi, s->wall[a].max);
     }
     /* Log when the spread is wide (an outlier, or arms far apart): it keeps the bulk readable. */
-    axis_t ax = {.log = hi / lo >= 3.0};
+    axis_t ax = {.log = lo > 0.0 && hi / lo >= 3.0};
     if (ax.log) {
         ax.lo = lo / 1.08;
         ax.hi = hi * 1.08;
