@@ -12,6 +12,7 @@ int cli_profiles(int argc, char **argv);
 int cli_preflight(int argc, char **argv);
 int cli_cleanup(int argc, char **argv);
 int cli_image(int argc, char **argv);
+int cli_latency(int argc, char **argv);
 
 /* "agent-sandbox: error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

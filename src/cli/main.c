@@ -14,6 +14,7 @@ static const struct {
     {"preflight", cli_preflight, "check kernel features and do one attested hardened run"},
     {"cleanup", cli_cleanup, "remove leftovers of crashed runs"},
     {"image", cli_image, "build the docker backend's default image from the host's python"},
+    {"latency", cli_latency, "paired latency study of the profiles, with CIs and a plot"},
 };
 
 static void usage(FILE *f)

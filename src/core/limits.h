@@ -57,6 +57,16 @@
 #define ASB_STATS_DEFAULT_ALPHA 0.05
 #define ASB_STATS_DEFAULT_POWER 0.80
 
+/* The latency study (`agent-sandbox latency`, src/stats/latency_*.c). */
+#define ASB_LATENCY_DEFAULT_ROUNDS 100
+#define ASB_LATENCY_MAX_ROUNDS ASB_STATS_MAX_WALSH_N /* every round is one paired difference */
+#define ASB_LATENCY_DEFAULT_WARMUP 2                 /* rounds before the measured ones, dropped */
+#define ASB_LATENCY_MAX_WARMUP 1000
+#define ASB_LATENCY_MAX_ARMS 8                /* the three profiles, or one plus five ablations */
+#define ASB_LATENCY_DEFAULT_CODE "pass"       /* run as /usr/bin/python3 -c CODE */
+#define ASB_LATENCY_MAX_CODE_BYTES (128 * ASB_KIB - 1) /* one argv string: MAX_ARG_STRLEN - NUL */
+#define ASB_LATENCY_MAX_SEED ((1ull << 53) - 1)        /* exact as a JSON number everywhere */
+
 /* Names and places. */
 #define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
 #define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */
