@@ -32,6 +32,11 @@
 #define MIB (1024ull * 1024ull)
 
 static asb_cgroup_host_t g_host;
+/* g_host with its own parent directory for the reaper tests: other agent-sandbox processes on this
+ * host reap dead owners' runs under ASB_CGROUP_PARENT and would race the test for its fake stale
+ * runs. Under this parent only the test's reapers look, so their reports can be checked exactly. */
+static asb_cgroup_host_t g_reap_host;
+#define TEST_PARENT ASB_CGROUP_PARENT "-test"
 
 /* Every child this test makes, so that a failed assertion (cmocka longjmps out of the test) does
  * not leave sleepers behind holding ctest's output pipe. */
@@ -203,9 +208,14 @@ static void assert_in_cgroup(pid_t pid, const asb_cgroup_t *cg)
     char path[64], buf[4096], want[512];
     snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
     slurp(path, buf, sizeof(buf));
-    snprintf(want, sizeof(want), "/%s/%s", ASB_CGROUP_PARENT, cg->name);
     static const char *v1_names[] = {"memory", "pids", "cpu", "cpuacct"};
     for (size_t i = 0; i < cg->n_dirs; i++) {
+        /* "<mount>/<parent>/<name>" appears as "/<parent>/<name>" */
+        const char *p = cg->dirs[i].path + strlen(cg->dirs[i].path);
+        int slashes = 0;
+        while (p > cg->dirs[i].path && (slashes += (p[-1] == '/')) < 2)
+            p--;
+        snprintf(want, sizeof(want), "%s", p - 1);
         bool found = false;
         for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
             char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -257,16 +267,29 @@ static uint64_t starttime_of(pid_t pid)
     return start;
 }
 
-/* A (pid, starttime) of a process that has exited: a fake owner that is gone. */
-static void dead_owner(pid_t *pid, uint64_t *start)
+/* A fake owner: a live child whose (pid, starttime) names the runs. It is ended only right before
+ * our reaper runs, because other agent-sandbox processes on a shared host reap dead owners' runs
+ * too and would otherwise race the test for them. */
+typedef struct owner {
+    pid_t pid;
+    uint64_t start;
+    int go;
+} owner_t;
+
+static owner_t fake_owner(void)
 {
-    int go, rep;
-    pid_t p = spawn(NULL, &go, &rep);
-    *start = starttime_of(p);
-    release(go);
+    owner_t o;
+    int rep;
+    o.pid = spawn(NULL, &o.go, &rep);
     close(rep);
-    assert_true(WIFEXITED(wait_status(p)));
-    *pid = p;
+    o.start = starttime_of(o.pid);
+    return o;
+}
+
+static void end_owner(owner_t *o)
+{
+    release(o->go);
+    assert_true(WIFEXITED(wait_status(o->pid)));
 }
 
 /* ---- tests
@@ -481,23 +504,26 @@ static bool report_has(const char *report, const char *path)
     return report && strstr(report, line);
 }
 
+static int reported_count(const char *report, const char *path)
+{
+    char line[1024];
+    int n = 0;
+    snprintf(line, sizeof(line), "removed cgroup %s\n", path);
+    for (const char *p = report; p && (p = strstr(p, line)); p += strlen(line))
+        n++;
+    return n;
+}
+
 static void test_reap_stale(void **state)
 {
     (void)state;
     asb_error_t err;
     asb_cgroup_limits_t lim = {.memory_bytes = 64 * MIB, .pids = 16, .cpus = 0.5};
-    pid_t dpid;
-    uint64_t dstart;
-    dead_owner(&dpid, &dstart);
+    owner_t o = fake_owner();
     asb_cgroup_t dead, reused, live;
-    if (asb_cgroup_create_for_owner(&dead, &g_host, dpid, dstart, "stale", &lim, &err) != 0)
+    if (asb_cgroup_create_for_owner(&dead, &g_reap_host, o.pid, o.start, "stale", &lim, &err) != 0)
         fail_msg("create: %s", err.message);
-    /* our own pid with another starttime: a recycled pid, so the owner is gone */
-    uint64_t mystart = starttime_of(getpid());
-    assert_int_equal(
-        asb_cgroup_create_for_owner(&reused, &g_host, getpid(), mystart + 1, "reused", &lim, &err),
-        0);
-    assert_int_equal(asb_cgroup_create(&live, &g_host, "live", &lim, &err), 0);
+    assert_int_equal(asb_cgroup_create(&live, &g_reap_host, "live", &lim, &err), 0);
 
     int go, rep;
     pid_t orphan = spawn(child_sleep, &go, &rep);
@@ -508,14 +534,20 @@ static void test_reap_stale(void **state)
     assert_int_equal(asb_cgroup_attach(&live, kept, &err), 0);
     release(go);
     close(rep);
+    /* our own pid with another starttime: a recycled pid, so that owner is gone too */
+    uint64_t mystart = starttime_of(getpid());
+    assert_int_equal(asb_cgroup_create_for_owner(&reused, &g_reap_host, getpid(), mystart + 1,
+                                                 "reused", &lim, &err),
+                     0);
+    end_owner(&o);
 
     char *report = NULL;
-    if (asb_cgroup_reap_stale(&g_host, &report, &err) != 0)
+    if (asb_cgroup_reap_stale(&g_reap_host, &report, &err) != 0)
         fail_msg("reap: %s", err.message);
     print_message("%s", report ? report : "(no report)\n");
     for (size_t i = 0; i < dead.n_dirs; i++) {
-        assert_true(report_has(report, dead.dirs[i].path));
-        assert_true(report_has(report, reused.dirs[i].path));
+        assert_int_equal(reported_count(report, dead.dirs[i].path), 1);
+        assert_int_equal(reported_count(report, reused.dirs[i].path), 1);
         assert_false(report_has(report, live.dirs[i].path));
         assert_false(exists(dead.dirs[i].path));
         assert_false(exists(reused.dirs[i].path));
@@ -545,7 +577,7 @@ struct reaper {
 static void *reaper_main(void *arg)
 {
     struct reaper *r = arg;
-    r->rc = asb_cgroup_reap_stale(&g_host, &r->report, &r->err);
+    r->rc = asb_cgroup_reap_stale(&g_reap_host, &r->report, &r->err);
     return NULL;
 }
 
@@ -556,13 +588,12 @@ static void test_concurrent_reapers(void **state)
     asb_cgroup_limits_t lim = {.memory_bytes = 64 * MIB, .pids = 16, .cpus = 0.5};
     asb_cgroup_t stale[N_STALE];
     pid_t procs[N_STALE];
-    pid_t dpid;
-    uint64_t dstart;
-    dead_owner(&dpid, &dstart);
+    owner_t o = fake_owner();
     for (int i = 0; i < N_STALE; i++) {
         char id[16];
         snprintf(id, sizeof(id), "race%d", i);
-        if (asb_cgroup_create_for_owner(&stale[i], &g_host, dpid, dstart, id, &lim, &err) != 0)
+        if (asb_cgroup_create_for_owner(&stale[i], &g_reap_host, o.pid, o.start, id, &lim, &err) !=
+            0)
             fail_msg("create: %s", err.message);
         int go, rep;
         procs[i] = spawn(child_sleep, &go, &rep);
@@ -572,6 +603,7 @@ static void test_concurrent_reapers(void **state)
     }
     struct reaper r[N_REAPERS];
     memset(r, 0, sizeof(r));
+    end_owner(&o);
     for (int i = 0; i < N_REAPERS; i++)
         assert_int_equal(pthread_create(&r[i].thread, NULL, reaper_main, &r[i]), 0);
     for (int i = 0; i < N_REAPERS; i++)
@@ -580,18 +612,22 @@ static void test_concurrent_reapers(void **state)
         if (r[i].rc != 0)
             fail_msg("reaper %d: %s", i, r[i].err.message);
     }
+    int total = 0, reported = 0;
     for (int i = 0; i < N_STALE; i++) {
         for (size_t d = 0; d < stale[i].n_dirs; d++) {
             int times = 0;
             for (int k = 0; k < N_REAPERS; k++)
-                times += report_has(r[k].report, stale[i].dirs[d].path);
+                times += reported_count(r[k].report, stale[i].dirs[d].path);
             if (times != 1)
                 fail_msg("%s reported %d times", stale[i].dirs[d].path, times);
             assert_false(exists(stale[i].dirs[d].path));
+            total++;
+            reported += times;
         }
         assert_killed(procs[i]);
         assert_int_equal(asb_cgroup_destroy(&stale[i], &err), 0);
     }
+    assert_int_equal(reported, total);
     for (int i = 0; i < N_REAPERS; i++)
         free(r[i].report);
 }
@@ -691,65 +727,73 @@ static void test_v2_path_on_unified(void **state)
     assert_gone(&saved);
 
     /* reaping on v2: a dead owner's run with a live process inside */
-    pid_t dpid;
-    uint64_t dstart;
-    dead_owner(&dpid, &dstart);
+    memcpy(host.parent, TEST_PARENT, sizeof(TEST_PARENT));
+    owner_t o = fake_owner();
     asb_cgroup_t stale;
     assert_int_equal(
-        asb_cgroup_create_for_owner(&stale, &host, dpid, dstart, "v2stale", &none, &err), 0);
+        asb_cgroup_create_for_owner(&stale, &host, o.pid, o.start, "v2stale", &none, &err), 0);
     pid_t c = clone_into(asb_cgroup_dirfd_v2(&stale));
     assert_true(c > 0);
+    end_owner(&o);
     char *report = NULL;
     if (asb_cgroup_reap_stale(&host, &report, &err) != 0)
         fail_msg("reap: %s", err.message);
-    assert_true(report_has(report, stale.dirs[0].path));
+    assert_int_equal(reported_count(report, stale.dirs[0].path), 1);
     free(report);
     assert_killed(c);
     assert_false(exists(stale.dirs[0].path));
     assert_int_equal(asb_cgroup_destroy(&stale, &err), 0);
 }
 
-/* Last: nothing of this process's runs is left in any hierarchy (the parent directories stay). */
-static void test_nothing_left(void **state)
+/* Every cgroup root this test may have used: the detected hierarchies, and on a hybrid host the
+ * controller-less cgroup2 the v2 test runs on. */
+static size_t test_roots(const char **roots, asb_cgroup_mounts_t *m)
 {
-    (void)state;
-    const char *roots[ASB_CGROUP_MAX_HIERARCHIES + 1];
     size_t n = 0;
     for (size_t i = 0; i < g_host.n_hierarchies; i++)
         roots[n++] = g_host.hierarchies[i].mount;
     char buf[65536];
     size_t len = slurp("/proc/self/mountinfo", buf, sizeof(buf));
+    asb_cgroup_mounts_scan(m, buf, len);
+    if (m->has_v2 && g_host.version != ASB_CGROUP_V2)
+        roots[n++] = m->v2.mount;
+    return n;
+}
+
+/* Last: nothing of this process's runs is left in any hierarchy (ASB_CGROUP_PARENT itself stays;
+ * the test's own parent is removed, which only succeeds when it is empty). */
+static void test_nothing_left(void **state)
+{
+    (void)state;
+    const char *roots[ASB_CGROUP_MAX_HIERARCHIES + 1];
     asb_cgroup_mounts_t m;
-    asb_cgroup_mounts_scan(&m, buf, len);
-    if (m.has_v2 && g_host.version != ASB_CGROUP_V2)
-        roots[n++] = m.v2.mount;
+    size_t n = test_roots(roots, &m);
     for (size_t i = 0; i < n; i++) {
         char parent[1024];
         snprintf(parent, sizeof(parent), "%s/%s", roots[i], ASB_CGROUP_PARENT);
         DIR *d = opendir(parent);
-        if (!d)
-            continue;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-            pid_t pid;
-            uint64_t start;
-            if (asb_cgroup_parse_name(de->d_name, &pid, &start) != 0)
-                continue;
-            /* ours: this process, or a fake owner (a child of ours) */
-            char path[64];
-            snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-            if (pid == getpid())
-                fail_msg("left behind: %s/%s", parent, de->d_name);
-            if (!exists(path))
-                print_message("note: someone's stale run %s/%s\n", parent, de->d_name);
+        if (d) {
+            struct dirent *de;
+            while ((de = readdir(d))) {
+                pid_t pid;
+                uint64_t start;
+                if (asb_cgroup_parse_name(de->d_name, &pid, &start) == 0 && pid == getpid())
+                    fail_msg("left behind: %s/%s", parent, de->d_name);
+            }
+            closedir(d);
         }
-        closedir(d);
+        snprintf(parent, sizeof(parent), "%s/%s", roots[i], TEST_PARENT);
+        if (rmdir(parent) != 0 && errno != ENOENT)
+            fail_msg("%s not empty: %s", parent, strerror(errno));
     }
 }
 
 static int setup(void **state)
 {
     (void)state;
+    /* a child killed early (e.g. by another process's reaper) must fail an assertion, not kill
+     * the test with SIGPIPE */
+    signal(SIGPIPE, SIG_IGN);
     if (geteuid() != 0) {
         fprintf(stderr, "test_cgroup needs root\n");
         return -1;
@@ -770,6 +814,8 @@ static int setup(void **state)
         asb_cgroup_controller_names(g_host.hierarchies[i].controllers, names, sizeof(names));
         fprintf(stderr, "  %s: %s\n", g_host.hierarchies[i].mount, names);
     }
+    g_reap_host = g_host;
+    memcpy(g_reap_host.parent, TEST_PARENT, sizeof(TEST_PARENT));
     return 0;
 }
 
@@ -784,19 +830,16 @@ static int teardown(void **state)
     }
     asb_error_t err;
     char *report = NULL;
-    (void)asb_cgroup_reap_stale(&g_host, &report, &err); /* fake owners of ours are dead */
+    (void)asb_cgroup_reap_stale(&g_reap_host, &report, &err); /* fake owners of ours are dead */
     free(report);
     /* our own runs (live owner: the reaper rightly leaves them); their processes are dead now */
-    char buf[65536];
-    size_t len = slurp("/proc/self/mountinfo", buf, sizeof(buf));
+    const char *roots[ASB_CGROUP_MAX_HIERARCHIES + 1];
     asb_cgroup_mounts_t m;
-    asb_cgroup_mounts_scan(&m, buf, len);
-    for (size_t i = 0; i <= m.n_v1; i++) {
-        const char *root = i < m.n_v1 ? m.v1[i].mount : m.has_v2 ? m.v2.mount : NULL;
+    size_t n = test_roots(roots, &m);
+    for (size_t i = 0; i < 2 * n; i++) {
+        const char *root = roots[i / 2];
         char parent[1024], path[2048];
-        if (!root)
-            continue;
-        snprintf(parent, sizeof(parent), "%s/%s", root, ASB_CGROUP_PARENT);
+        snprintf(parent, sizeof(parent), "%s/%s", root, i % 2 ? TEST_PARENT : ASB_CGROUP_PARENT);
         DIR *d = opendir(parent);
         if (!d)
             continue;
@@ -804,13 +847,24 @@ static int teardown(void **state)
         while ((de = readdir(d))) {
             pid_t pid;
             uint64_t start;
-            if (asb_cgroup_parse_name(de->d_name, &pid, &start) == 0 && pid == getpid()) {
-                snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
-                if (rmdir(path) != 0)
-                    fprintf(stderr, "teardown: rmdir %s: %s\n", path, strerror(errno));
+            if (asb_cgroup_parse_name(de->d_name, &pid, &start) != 0 ||
+                (pid != getpid() && i % 2 == 0))
+                continue;
+            snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+            for (int tries = 0; tries < 200 && rmdir(path) != 0 && errno == EBUSY; tries++) {
+                char procs[2100], list[16384];
+                snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+                slurp(procs, list, sizeof(list));
+                for (char *t = strtok(list, "\n"); t; t = strtok(NULL, "\n"))
+                    kill(atoi(t), SIGKILL);
+                usleep(10000);
             }
+            if (exists(path))
+                fprintf(stderr, "teardown: cannot remove %s\n", path);
         }
         closedir(d);
+        if (i % 2)
+            (void)rmdir(parent);
     }
     return 0;
 }
