@@ -408,21 +408,20 @@ int asb_cgroup_destroy(asb_cgroup_t *cg, asb_error_t *err)
         asb_cgroup_dir_t *d = &cg->dirs[i];
         close_fd(&d->dir_fd);
         if (d->created) {
-            int parent_fd = d->parent_fd;
-            char parent[ASB_CGROUP_PATH_MAX];
+            int parent_fd = d->parent_fd, rc = 0;
             if (parent_fd < 0) {
+                char parent[ASB_CGROUP_PATH_MAX];
                 /* a retry after a failed destroy: fds were closed, the path remains */
                 memcpy(parent, d->path, sizeof(parent));
                 char *slash = strrchr(parent, '/');
                 if (slash)
                     *slash = '\0';
                 parent_fd = open(parent, DIR_FLAGS);
-                if (parent_fd < 0 && errno == ENOENT)
-                    d->created = false;
+                if (parent_fd < 0)
+                    rc = -errno; /* -ENOENT: the parent, so our directory, is gone */
             }
-            int rc = parent_fd < 0
-                         ? (d->created ? -errno : 0)
-                         : asb_cgroup_fs_remove(parent_fd, cg->name, cg->version == ASB_CGROUP_V2);
+            if (parent_fd >= 0)
+                rc = asb_cgroup_fs_remove(parent_fd, cg->name, cg->version == ASB_CGROUP_V2);
             if (parent_fd != d->parent_fd && parent_fd >= 0)
                 close(parent_fd);
             if (rc == 0 || rc == -ENOENT) {
