@@ -180,6 +180,22 @@ int asb_cgroup_detect(asb_cgroup_host_t *host, asb_error_t *err)
                        v2_why, names);
     }
 
+    for (size_t i = 0; i < m.n_v1; i++) {
+        if (!(m.v1[i].controllers & ASB_CGROUP_CTRL_CPU))
+            continue;
+        /* The cpu controller without CFS bandwidth control (CONFIG_CFS_BANDWIDTH=n) can weigh
+         * but not cap: the limit we promise would silently not exist. */
+        char path[ASB_CGROUP_PATH_MAX + 32];
+        snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", m.v1[i].mount);
+        if (access(path, F_OK) != 0) {
+            memset(host, 0, sizeof(*host));
+            return asb_err_sys(err, errno,
+                               "cgroup: no usable cgroup hierarchy (%s; cgroup v1 cpu "
+                               "has no CFS quota: %s)",
+                               v2_why, path);
+        }
+    }
+
     host->version = ASB_CGROUP_V1;
     memcpy(host->parent, ASB_CGROUP_PARENT, sizeof(ASB_CGROUP_PARENT));
     for (size_t i = 0; i < m.n_v1; i++) {
