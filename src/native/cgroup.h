@@ -86,8 +86,11 @@ typedef struct asb_cgroup {
 } asb_cgroup_t;
 
 /* Create the run's cgroup, owned by the calling process, and apply the limits. On failure
- * everything created is removed and err reads "cgroup: <what> (<why>)". Refuses (never allows
- * swap silently) when memory is limited, swap is active and swap cannot be limited. */
+ * everything created is removed and err reads "cgroup: <what> (<why>)"; should even that removal
+ * fail, cg remembers what is left and asb_cgroup_destroy may be called again (else the reaper
+ * takes it once this process is gone). Refuses (never allows swap silently) when memory is
+ * limited, swap is active and swap cannot be limited. CPU quotas below
+ * ASB_CGROUP_CPU_MIN_QUOTA_US per ASB_CGROUP_CPU_PERIOD_US are raised to that minimum. */
 int asb_cgroup_create(asb_cgroup_t *cg, const asb_cgroup_host_t *host, const char *run_id,
                       const asb_cgroup_limits_t *lim, asb_error_t *err);
 
