@@ -30,8 +30,8 @@ static const asb_cgroup_dir_t *dir_with(const asb_cgroup_t *cg, unsigned ctrl)
 /* A fresh v2 cgroup only gets memory.*, pids.* and cpu.* files when its parent's
  * cgroup.subtree_control enables them, and the parent only can when the root's does. Read first:
  * usually everything is enabled already and writing would take the cgroup lock for nothing. */
-static int enable_v2_controllers(int root_fd, int parent_fd, const char *mount, unsigned want,
-                                 asb_error_t *err)
+static int enable_v2_controllers(int root_fd, int parent_fd, const char *mount, const char *parent,
+                                 unsigned want, asb_error_t *err)
 {
     static const struct {
         unsigned bit;
@@ -43,8 +43,7 @@ static int enable_v2_controllers(int root_fd, int parent_fd, const char *mount, 
     size_t len;
     int rc = asb_cgroup_fs_read_at(parent_fd, "cgroup.subtree_control", buf, sizeof(buf), &len);
     if (rc < 0)
-        return asb_err_sys(err, -rc, "cgroup: read %s/%s/cgroup.subtree_control", mount,
-                           ASB_CGROUP_PARENT);
+        return asb_err_sys(err, -rc, "cgroup: read %s/%s/cgroup.subtree_control", mount, parent);
     if ((asb_cgroup_parse_controllers(buf, len) & want) == want)
         return 0;
 
@@ -52,28 +51,28 @@ static int enable_v2_controllers(int root_fd, int parent_fd, const char *mount, 
     for (int level = 0; level < 2; level++) {
         rc = asb_cgroup_fs_read_at(fds[level], "cgroup.subtree_control", buf, sizeof(buf), &len);
         if (rc < 0)
-            return asb_err_sys(err, -rc, "cgroup: read %s%s/cgroup.subtree_control", mount,
-                               level ? "/" ASB_CGROUP_PARENT : "");
+            return asb_err_sys(err, -rc, "cgroup: read %s%s%s/cgroup.subtree_control", mount,
+                               level ? "/" : "", level ? parent : "");
         unsigned have = asb_cgroup_parse_controllers(buf, len);
         for (size_t i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
             if (!(want & ctl[i].bit) || (have & ctl[i].bit))
                 continue;
             rc = asb_cgroup_fs_write_at(fds[level], "cgroup.subtree_control", ctl[i].cmd);
             if (rc < 0)
-                return asb_err_sys(err, -rc, "cgroup: enable %s in %s%s/cgroup.subtree_control",
-                                   ctl[i].cmd + 1, mount, level ? "/" ASB_CGROUP_PARENT : "");
+                return asb_err_sys(err, -rc, "cgroup: enable %s in %s%s%s/cgroup.subtree_control",
+                                   ctl[i].cmd + 1, mount, level ? "/" : "", level ? parent : "");
         }
     }
     return 0;
 }
 
-/* Open <mount>/<ASB_CGROUP_PARENT>, creating it on first use (another process may race us to it:
+/* Open <mount>/<host parent>, creating it on first use (another process may race us to it:
  * EEXIST is fine). */
 static int open_parent(const asb_cgroup_host_t *host, const asb_cgroup_hierarchy_t *h,
                        int *parent_fd, asb_error_t *err)
 {
-    char path[ASB_CGROUP_PATH_MAX + sizeof(ASB_CGROUP_PARENT) + 1];
-    snprintf(path, sizeof(path), "%s/%s", h->mount, ASB_CGROUP_PARENT);
+    char path[ASB_CGROUP_PATH_MAX + ASB_CGROUP_PARENT_NAME_MAX + 1];
+    snprintf(path, sizeof(path), "%s/%s", h->mount, host->parent);
     int fd = open(path, DIR_FLAGS);
     int root_fd = -1, rc = 0;
     if (fd < 0 && errno != ENOENT)
@@ -86,18 +85,18 @@ static int open_parent(const asb_cgroup_host_t *host, const asb_cgroup_hierarchy
         }
     }
     if (fd < 0) {
-        if (mkdirat(root_fd, ASB_CGROUP_PARENT, 0755) < 0 && errno != EEXIST) {
+        if (mkdirat(root_fd, host->parent, 0755) < 0 && errno != EEXIST) {
             rc = asb_err_sys(err, errno, "cgroup: create %s", path);
             goto out;
         }
-        fd = openat(root_fd, ASB_CGROUP_PARENT, DIR_FLAGS);
+        fd = openat(root_fd, host->parent, DIR_FLAGS);
         if (fd < 0) {
             rc = asb_err_sys(err, errno, "cgroup: open %s", path);
             goto out;
         }
     }
     if (host->version == ASB_CGROUP_V2 && h->controllers) {
-        rc = enable_v2_controllers(root_fd, fd, h->mount, h->controllers, err);
+        rc = enable_v2_controllers(root_fd, fd, h->mount, host->parent, h->controllers, err);
         if (rc < 0)
             goto out;
     }
@@ -192,6 +191,8 @@ static int check_request(const asb_cgroup_host_t *host, const char *run_id,
         return asb_err(err, -EINVAL, "cgroup: host not detected");
     if (host->n_hierarchies == 0 || host->n_hierarchies > ASB_CGROUP_MAX_HIERARCHIES)
         return asb_err(err, -EINVAL, "cgroup: host has %zu hierarchies", host->n_hierarchies);
+    if (!asb_cgroup_valid_parent(host->parent))
+        return asb_err(err, -EINVAL, "cgroup: invalid parent directory name");
     if (!asb_cgroup_valid_run_id(run_id))
         return asb_err(err, -EINVAL, "cgroup: invalid run id");
     /* cpus is a double from a config: reject NaN, negatives and values whose quota overflows. */
@@ -229,8 +230,7 @@ int asb_cgroup_create_for_owner(asb_cgroup_t *cg, const asb_cgroup_host_t *host,
         d->parent_fd = -1;
         d->dir_fd = -1;
         cg->n_dirs = i + 1; /* from here on destroy knows this entry */
-        int n =
-            snprintf(d->path, sizeof(d->path), "%s/%s/%s", h->mount, ASB_CGROUP_PARENT, cg->name);
+        int n = snprintf(d->path, sizeof(d->path), "%s/%s/%s", h->mount, host->parent, cg->name);
         if (n < 0 || (size_t)n >= sizeof(d->path)) {
             rc = asb_err(err, -ENAMETOOLONG, "cgroup: path under %s too long", h->mount);
             goto fail;
@@ -408,21 +408,20 @@ int asb_cgroup_destroy(asb_cgroup_t *cg, asb_error_t *err)
         asb_cgroup_dir_t *d = &cg->dirs[i];
         close_fd(&d->dir_fd);
         if (d->created) {
-            int parent_fd = d->parent_fd;
-            char parent[ASB_CGROUP_PATH_MAX];
+            int parent_fd = d->parent_fd, rc = 0;
             if (parent_fd < 0) {
+                char parent[ASB_CGROUP_PATH_MAX];
                 /* a retry after a failed destroy: fds were closed, the path remains */
                 memcpy(parent, d->path, sizeof(parent));
                 char *slash = strrchr(parent, '/');
                 if (slash)
                     *slash = '\0';
                 parent_fd = open(parent, DIR_FLAGS);
-                if (parent_fd < 0 && errno == ENOENT)
-                    d->created = false;
+                if (parent_fd < 0)
+                    rc = -errno; /* -ENOENT: the parent, so our directory, is gone */
             }
-            int rc = parent_fd < 0
-                         ? (d->created ? -errno : 0)
-                         : asb_cgroup_fs_remove(parent_fd, cg->name, cg->version == ASB_CGROUP_V2);
+            if (parent_fd >= 0)
+                rc = asb_cgroup_fs_remove(parent_fd, cg->name, cg->version == ASB_CGROUP_V2);
             if (parent_fd != d->parent_fd && parent_fd >= 0)
                 close(parent_fd);
             if (rc == 0 || rc == -ENOENT) {

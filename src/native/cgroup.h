@@ -33,6 +33,10 @@ typedef struct asb_cgroup_hierarchy {
 
 typedef struct asb_cgroup_host {
     asb_cgroup_version_t version;
+    /* The directory under each hierarchy root that holds the runs: ASB_CGROUP_PARENT, set by
+     * detect. Another plain name gives an independent set of runs that other agent-sandbox
+     * processes' reapers never see (the integration test uses one to be deterministic). */
+    char parent[ASB_CGROUP_PARENT_NAME_MAX];
     size_t n_hierarchies; /* v2: 1; v1: one per distinct hierarchy of memory/pids/cpu/cpuacct */
     asb_cgroup_hierarchy_t hierarchies[ASB_CGROUP_MAX_HIERARCHIES];
     unsigned controllers; /* union of the hierarchies' bits */
@@ -50,7 +54,8 @@ typedef struct asb_cgroup_host {
 int asb_cgroup_detect(asb_cgroup_host_t *host, asb_error_t *err);
 
 /* A v2 host description for the cgroup2 hierarchy mounted at mount, using the given controller
- * bits (detect passes what cgroup.controllers offers). Swap facts are left false/unknown. */
+ * bits (detect passes what cgroup.controllers offers), parent ASB_CGROUP_PARENT. Swap facts are
+ * left false/unknown. */
 int asb_cgroup_host_init_v2(asb_cgroup_host_t *host, const char *mount, unsigned controllers,
                             asb_error_t *err);
 
@@ -65,7 +70,7 @@ typedef struct asb_cgroup_limits {
 
 typedef struct asb_cgroup_dir {
     unsigned controllers;           /* the ASB_CGROUP_CTRL_* bits of this hierarchy */
-    int parent_fd;                  /* O_PATH fd of <mount>/<ASB_CGROUP_PARENT>, or -1 */
+    int parent_fd;                  /* O_PATH fd of <mount>/<host parent>, or -1 */
     int dir_fd;                     /* O_PATH fd of the run's directory, or -1 */
     bool created;                   /* we made the directory and have not removed it yet */
     char path[ASB_CGROUP_PATH_MAX]; /* the run's directory, for messages and re-opening */
@@ -81,8 +86,11 @@ typedef struct asb_cgroup {
 } asb_cgroup_t;
 
 /* Create the run's cgroup, owned by the calling process, and apply the limits. On failure
- * everything created is removed and err reads "cgroup: <what> (<why>)". Refuses (never allows
- * swap silently) when memory is limited, swap is active and swap cannot be limited. */
+ * everything created is removed and err reads "cgroup: <what> (<why>)"; should even that removal
+ * fail, cg remembers what is left and asb_cgroup_destroy may be called again (else the reaper
+ * takes it once this process is gone). Refuses (never allows swap silently) when memory is
+ * limited, swap is active and swap cannot be limited. CPU quotas below
+ * ASB_CGROUP_CPU_MIN_QUOTA_US per ASB_CGROUP_CPU_PERIOD_US are raised to that minimum. */
 int asb_cgroup_create(asb_cgroup_t *cg, const asb_cgroup_host_t *host, const char *run_id,
                       const asb_cgroup_limits_t *lim, asb_error_t *err);
 

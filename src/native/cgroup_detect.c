@@ -92,7 +92,7 @@ static void probe_v2_swap(asb_cgroup_host_t *host)
     const char *mount = host->hierarchies[0].mount;
     char self[ASB_CGROUP_PATH_MAX];
     size_t len;
-    const char *candidates[2] = {ASB_CGROUP_PARENT, NULL};
+    const char *candidates[2] = {host->parent, NULL};
     if (asb_cgroup_fs_read_at(AT_FDCWD, "/proc/self/cgroup", self, sizeof(self), &len) == 0) {
         /* the v2 line is "0::/path" */
         char *line = strstr(self, "0::/");
@@ -125,6 +125,7 @@ int asb_cgroup_host_init_v2(asb_cgroup_host_t *host, const char *mount, unsigned
     if (n == 0 || n >= sizeof(host->hierarchies[0].mount))
         return asb_err(err, -ENAMETOOLONG, "cgroup: cgroup2 mount point too long (%zu bytes)", n);
     host->version = ASB_CGROUP_V2;
+    memcpy(host->parent, ASB_CGROUP_PARENT, sizeof(ASB_CGROUP_PARENT));
     host->n_hierarchies = 1;
     memcpy(host->hierarchies[0].mount, mount, n + 1);
     /* v2 has no cpuacct: cpu.stat's usage is always there. */
@@ -179,7 +180,24 @@ int asb_cgroup_detect(asb_cgroup_host_t *host, asb_error_t *err)
                        v2_why, names);
     }
 
+    for (size_t i = 0; i < m.n_v1; i++) {
+        if (!(m.v1[i].controllers & ASB_CGROUP_CTRL_CPU))
+            continue;
+        /* The cpu controller without CFS bandwidth control (CONFIG_CFS_BANDWIDTH=n) can weigh
+         * but not cap: the limit we promise would silently not exist. */
+        char path[ASB_CGROUP_PATH_MAX + 32];
+        snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", m.v1[i].mount);
+        if (access(path, F_OK) != 0) {
+            memset(host, 0, sizeof(*host));
+            return asb_err_sys(err, errno,
+                               "cgroup: no usable cgroup hierarchy (%s; cgroup v1 cpu "
+                               "has no CFS quota: %s)",
+                               v2_why, path);
+        }
+    }
+
     host->version = ASB_CGROUP_V1;
+    memcpy(host->parent, ASB_CGROUP_PARENT, sizeof(ASB_CGROUP_PARENT));
     for (size_t i = 0; i < m.n_v1; i++) {
         asb_cgroup_hierarchy_t *h = &host->hierarchies[host->n_hierarchies++];
         memcpy(h->mount, m.v1[i].mount, sizeof(h->mount));

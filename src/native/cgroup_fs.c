@@ -22,8 +22,15 @@
 #define PROCS_MAX 2048
 #define PROCS_BATCH 128
 
+/* Waiting for killed tasks to leave: 100 us doubling to 20 ms. Most are gone within the first
+ * steps; a task freeing a large address space takes milliseconds. */
+#define DRAIN_STEP_MIN_NS 100000LL
+#define DRAIN_STEP_MAX_NS 20000000LL
+
 int asb_cgroup_fs_read_at(int dirfd, const char *name, char *buf, size_t size, size_t *len)
 {
+    if (len)
+        *len = 0;
     if (size == 0)
         return -EINVAL;
     int fd;
@@ -143,7 +150,7 @@ static int signal_batch(int dir_fd, const pid_t *pids, size_t n, int sig, char *
         }
         pidfds[nfds++] = pfd; /* -1 when already gone */
     }
-    size_t len, nlisted;
+    size_t len = 0, nlisted;
     int rrc = asb_cgroup_fs_read_at(dir_fd, "cgroup.procs", buf, PROCS_BUF_SIZE, &len);
     if (rrc < 0) {
         rc = rrc == -ENOENT ? 0 : rrc;
@@ -170,7 +177,7 @@ int asb_cgroup_fs_signal_procs(int dir_fd, int sig)
 {
     char buf[PROCS_BUF_SIZE];
     pid_t pids[PROCS_MAX], listed[PROCS_MAX];
-    size_t len;
+    size_t len = 0;
     int rc = asb_cgroup_fs_read_at(dir_fd, "cgroup.procs", buf, sizeof(buf), &len);
     if (rc < 0)
         return rc;
@@ -230,14 +237,14 @@ int asb_cgroup_fs_remove(int parent_fd, const char *name, bool use_kill_file)
     int dir_fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir_fd < 0)
         return -errno;
-    const int64_t deadline = now_ns() + (int64_t)ASB_CGROUP_DRAIN_TIMEOUT_MS * 1000000;
-    int64_t step = 100 * 1000; /* 100 us, doubling to 20 ms: most tasks die within a few steps */
+    const int64_t deadline = now_ns() + (int64_t)ASB_CGROUP_DRAIN_TIMEOUT_MS * 1000000LL;
+    int64_t step = DRAIN_STEP_MIN_NS;
     for (;;) {
         rc = kill_once(dir_fd, use_kill_file);
         if (rc < 0 && rc != -ENOENT)
             break;
         sleep_ns(step);
-        if (step < 20 * 1000 * 1000)
+        if (step < DRAIN_STEP_MAX_NS)
             step *= 2;
         rc = rmdir_at(parent_fd, name);
         if (rc != -EBUSY || now_ns() >= deadline)

@@ -315,6 +315,21 @@ bool asb_cgroup_valid_run_id(const char *run_id)
     return true;
 }
 
+bool asb_cgroup_valid_parent(const char *name)
+{
+    size_t n = strnlen(name, ASB_CGROUP_PARENT_NAME_MAX);
+    if (n == 0 || n >= ASB_CGROUP_PARENT_NAME_MAX || strcmp(name, ".") == 0 ||
+        strcmp(name, "..") == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, const char *run_id)
 {
     if (pid <= 0 || !asb_cgroup_valid_run_id(run_id))

@@ -78,6 +78,10 @@ bool asb_cgroup_parse_swaps_active(const char *buf, size_t len);
  * part of a directory name, so it must never be "..", hold '/', or look like an option. */
 bool asb_cgroup_valid_run_id(const char *run_id);
 
+/* The runs' parent directory: a plain name of [A-Za-z0-9_.-], not "." or "..", shorter than
+ * ASB_CGROUP_PARENT_NAME_MAX (checked on the host struct, which callers may fill by hand). */
+bool asb_cgroup_valid_parent(const char *name);
+
 /* "<ASB_OWNER_PREFIX>-<pid>-<start>-<run id>" into out. 0 or -EINVAL (bad run id) / -ENAMETOOLONG.
  */
 int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, const char *run_id);

@@ -32,8 +32,8 @@ static int report_append(char **report, const char *path, asb_error_t *err)
 static int reap_hierarchy(const asb_cgroup_host_t *host, const asb_cgroup_hierarchy_t *h,
                           char **report, asb_error_t *err)
 {
-    char parent[ASB_CGROUP_PATH_MAX + sizeof(ASB_CGROUP_PARENT) + 1];
-    snprintf(parent, sizeof(parent), "%s/%s", h->mount, ASB_CGROUP_PARENT);
+    char parent[ASB_CGROUP_PATH_MAX + ASB_CGROUP_PARENT_NAME_MAX + 1];
+    snprintf(parent, sizeof(parent), "%s/%s", h->mount, host->parent);
     int fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
@@ -94,6 +94,8 @@ int asb_cgroup_reap_stale(const asb_cgroup_host_t *host, char **report, asb_erro
 {
     if (host->version != ASB_CGROUP_V1 && host->version != ASB_CGROUP_V2)
         return asb_err(err, -EINVAL, "cgroup: host not detected");
+    if (!asb_cgroup_valid_parent(host->parent))
+        return asb_err(err, -EINVAL, "cgroup: invalid parent directory name");
     int first = 0;
     asb_error_t e1;
     asb_err_clear(&e1);

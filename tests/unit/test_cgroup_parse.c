@@ -289,6 +289,23 @@ static void test_owner_names(void **state)
     assert_int_equal(start, 34);
 }
 
+static void test_parent_names(void **state)
+{
+    (void)state;
+    assert_true(asb_cgroup_valid_parent(ASB_CGROUP_PARENT));
+    assert_true(asb_cgroup_valid_parent("agent-sandbox-test"));
+    assert_false(asb_cgroup_valid_parent(""));
+    assert_false(asb_cgroup_valid_parent("."));
+    assert_false(asb_cgroup_valid_parent(".."));
+    assert_false(asb_cgroup_valid_parent("a/b"));
+    char longname[ASB_CGROUP_PARENT_NAME_MAX + 1];
+    memset(longname, 'a', ASB_CGROUP_PARENT_NAME_MAX);
+    longname[ASB_CGROUP_PARENT_NAME_MAX] = '\0';
+    assert_false(asb_cgroup_valid_parent(longname));
+    longname[ASB_CGROUP_PARENT_NAME_MAX - 1] = '\0';
+    assert_true(asb_cgroup_valid_parent(longname));
+}
+
 static void test_version_names(void **state)
 {
     (void)state;
@@ -307,6 +324,7 @@ static void test_host_init_v2_and_create_checks(void **state)
     assert_int_equal(host.version, ASB_CGROUP_V2);
     assert_int_equal(host.n_hierarchies, 1);
     assert_int_equal(host.controllers, ASB_CGROUP_CTRL_PIDS);
+    assert_string_equal(host.parent, ASB_CGROUP_PARENT);
 
     /* A limit whose controller the host lacks is refused before anything is created. */
     asb_cgroup_t cg;
@@ -318,6 +336,12 @@ static void test_host_init_v2_and_create_checks(void **state)
     assert_int_equal(asb_cgroup_create(&cg, &host, "x", &lim, &err), -EINVAL);
     lim = (asb_cgroup_limits_t){.pids = 1};
     assert_int_equal(asb_cgroup_create(&cg, &host, "../x", &lim, &err), -EINVAL);
+    asb_cgroup_host_t bad = host;
+    memcpy(bad.parent, "..", 3);
+    assert_int_equal(asb_cgroup_create(&cg, &bad, "x", &lim, &err), -EINVAL);
+    char *report = NULL;
+    assert_int_equal(asb_cgroup_reap_stale(&bad, &report, &err), -EINVAL);
+    assert_null(report);
     /* and a zeroed cgroup is safe to destroy */
     asb_cgroup_t zero;
     memset(&zero, 0, sizeof(zero));
@@ -341,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_swaps),
         cmocka_unit_test(test_stat_starttime),
         cmocka_unit_test(test_owner_names),
+        cmocka_unit_test(test_parent_names),
         cmocka_unit_test(test_version_names),
         cmocka_unit_test(test_host_init_v2_and_create_checks),
     };
