@@ -223,12 +223,17 @@ static void test_forged_passes_fail_in_native_hardened(void **state)
     asb_bench_suite_t suite;
     asb_bench_submission_t sub;
     build_suite(&suite, &sub);
+    /* ASB_BENCH_FORGE_PROFILE=baseline runs the same attacks in the baseline profile. */
+    const char *profile = getenv("ASB_BENCH_FORGE_PROFILE");
     asb_bench_options_t opts = {
-        .lane = {.sandbox = "native", .profile = "hardened"}, .jobs = 2, .source = "submission"};
+        .lane = {.sandbox = "native", .profile = profile && *profile ? profile : "hardened"},
+        .jobs = 2,
+        .source = "submission"};
     asb_bench_report_t rep;
     asb_error_t err;
     assert_int_equal(asb_bench_run(&suite, &sub, &opts, &rep, &err), 0);
     assert_true(rep.lane_up);
+    printf("profile %s\n", opts.lane.profile);
     int bad = 0;
     for (size_t i = 0; i < N_ATTACKS; i++) {
         const asb_bench_row_t *r = &rep.rows[i];
