@@ -15,6 +15,7 @@ static const struct {
     {"cleanup", cli_cleanup, "remove leftovers of crashed runs"},
     {"image", cli_image, "build the docker backend's default image from the host's python"},
     {"latency", cli_latency, "paired latency study of the profiles, with CIs and a plot"},
+    {"bench", cli_bench, "score candidate code against held-out oracles in a sandbox lane"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,234 @@
+/* bench.c - lane probe, a bounded worker pool over tasks, and the artifact. */
+#include "bench/bench.h"
+#include "bench/aggregate.h"
+#include "core/error.h"
+#include "core/limits.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ARTIFACT_SCHEMA "agent-sandbox.bench/1"
+
+bool asb_bench_valid_evidence_class(const char *ec)
+{
+    return ec && (strcmp(ec, "local_gate") == 0 || strcmp(ec, "live_lane") == 0 ||
+                  strcmp(ec, "captured_fixture") == 0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One trivial run in the lane. A lane that fails it (no engine, a control this host lacks, no
+ * interpreter in the image) voids every task. */
+static bool probe_lane(const asb_bench_lane_t *lane, asb_bench_phase_t *ph)
+{
+    const char *py = lane->python ? lane->python : ASB_DEFAULT_INTERPRETER;
+    const char *argv[] = {py, "-I", "-c", "pass", NULL};
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    asb_bench_lane_config(lane, &cfg);
+    cfg.argv = argv;
+    cfg.limits.timeout_s = ASB_BENCH_PROBE_TIMEOUT_S;
+    asb_result_t res;
+    asb_error_t err;
+    int rc = asb_run(&cfg, &res, &err);
+    asb_bench_phase_record(ph, rc, &res, &err);
+    asb_result_free(&res);
+    return rc == 0 && ph->status == ASB_STATUS_COMPLETED && ph->exit_code == 0;
+}
+
+typedef struct pool {
+    pthread_mutex_t lock;
+    size_t next;
+    int rc;
+    const asb_bench_suite_t *suite;
+    const asb_bench_submission_t *sub;
+    const asb_bench_options_t *opts;
+    asb_bench_row_t *rows;
+} pool_t;
+
+static void *worker(void *arg)
+{
+    pool_t *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->suite->n_tasks)
+            return NULL;
+        const asb_bench_files_t *cand = p->sub && i < p->sub->n_tasks ? &p->sub->per_task[i] : NULL;
+        if (asb_bench_grade_task(&p->opts->lane, &p->suite->tasks[i], cand, &p->rows[i]) < 0) {
+            pthread_mutex_lock(&p->lock);
+            p->rc = -ENOMEM;
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+}
+
+static int void_all(const asb_bench_suite_t *suite, const asb_bench_phase_t *probe,
+                    asb_bench_row_t *rows)
+{
+    const char *why = probe->error                                  ? probe->error
+                      : probe->stderr_tail && probe->stderr_tail[0] ? probe->stderr_tail
+                                                                    : "probe did not complete";
+    for (size_t i = 0; i < suite->n_tasks; i++) {
+        rows[i].verdict = ASB_BENCH_VOID;
+        rows[i].score = 0;
+        if (asprintf(&rows[i].reason, "lane cannot run (%s, exit %d): %s",
+                     asb_status_name(probe->status), probe->exit_code, why) < 0) {
+            rows[i].reason = NULL;
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+int asb_bench_run(const asb_bench_suite_t *suite, const asb_bench_submission_t *sub,
+                  const asb_bench_options_t *opts, asb_bench_report_t *rep, asb_error_t *err)
+{
+    memset(rep, 0, sizeof(*rep));
+    const char *sb = opts->lane.sandbox;
+    if (!sb ||
+        (strcmp(sb, "subprocess") != 0 && strcmp(sb, "native") != 0 && strcmp(sb, "docker") != 0))
+        return asb_err(err, -EINVAL, "sandbox: expected subprocess, native or docker");
+    if (opts->evidence_class && !asb_bench_valid_evidence_class(opts->evidence_class))
+        return asb_err(err, -EINVAL,
+                       "evidence class: expected local_gate, live_lane or captured_fixture");
+    unsigned jobs = opts->jobs ? opts->jobs : 1;
+    if (jobs > ASB_BENCH_MAX_JOBS)
+        return asb_err(err, -EINVAL, "jobs: at most %d", ASB_BENCH_MAX_JOBS);
+    rep->jobs = jobs;
+    rep->rows = calloc(suite->n_tasks ? suite->n_tasks : 1, sizeof(*rep->rows));
+    if (!rep->rows)
+        return asb_err_sys(err, ENOMEM, "rows");
+    rep->n_rows = suite->n_tasks;
+    double t0 = now_s();
+    rep->lane_up = probe_lane(&opts->lane, &rep->probe);
+    int rc = 0;
+    if (!rep->lane_up) {
+        rc = void_all(suite, &rep->probe, rep->rows);
+    } else {
+        pool_t p = {
+            .next = 0, .rc = 0, .suite = suite, .sub = sub, .opts = opts, .rows = rep->rows};
+        pthread_mutex_init(&p.lock, NULL);
+        if (jobs > suite->n_tasks)
+            jobs = (unsigned)(suite->n_tasks ? suite->n_tasks : 1);
+        pthread_t th[ASB_BENCH_MAX_JOBS];
+        unsigned started = 0;
+        for (; started < jobs; started++)
+            if (pthread_create(&th[started], NULL, worker, &p) != 0)
+                break;
+        if (started == 0)
+            worker(&p); /* no thread could start: do the work here, still correct */
+        for (unsigned i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        pthread_mutex_destroy(&p.lock);
+        rc = p.rc;
+    }
+    rep->wall_s = now_s() - t0;
+    if (rc < 0) {
+        asb_bench_report_free(rep);
+        return asb_err_sys(err, ENOMEM, "bench rows");
+    }
+    return 0;
+}
+
+void asb_bench_report_free(asb_bench_report_t *rep)
+{
+    for (size_t i = 0; i < rep->n_rows; i++)
+        asb_bench_row_free(&rep->rows[i]);
+    free(rep->rows);
+    asb_bench_phase_free(&rep->probe);
+    memset(rep, 0, sizeof(*rep));
+}
+
+json_t *asb_bench_honesty_json(const asb_bench_options_t *opts, const asb_bench_report_t *rep,
+                               const char *enforced_profile)
+{
+    const char *given = opts->evidence_class ? opts->evidence_class : "local_gate";
+    const char *enforced = given, *why = "as given";
+    bool docker = strcmp(opts->lane.sandbox, "docker") == 0;
+    if (!rep->lane_up) {
+        enforced = NULL;
+        why = "no task ran: the lane could not run, every row is void";
+    } else if (docker && strcmp(given, "captured_fixture") == 0) {
+        enforced = "live_lane";
+        why = "a docker run executes live in the engine; it is never a captured fixture";
+    }
+    const char *given_profile = strcmp(opts->lane.sandbox, "subprocess") == 0
+                                    ? (opts->lane.profile ? opts->lane.profile : "subprocess")
+                                    : (opts->lane.profile ? opts->lane.profile : "hardened");
+    return json_pack(
+        "{s:{s:s, s:s}, s:{s:s, s:s?}, s:{s:s, s:s?, s:b, s:s}, s:b, s:b, s:s}", "lane", "given",
+        opts->lane.sandbox, "enforced", opts->lane.sandbox, "profile", "given", given_profile,
+        "enforced", enforced_profile, "evidence_class", "given", given, "enforced", enforced,
+        "changed", enforced == NULL || strcmp(enforced, given) != 0, "why", why, "lane_ran",
+        rep->lane_up, "unsafe_lane", strcmp(opts->lane.sandbox, "subprocess") == 0, "verdict_from",
+        "the grader's proof that check() returned (per-run secret), never candidate output");
+}
+
+static json_t *phase_json(const asb_bench_phase_t *ph)
+{
+    if (!ph->ran)
+        return json_null();
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:f, s:{s:b, s:b}, s:s?, s:s?}",
+                     "backend", ph->backend, "profile", ph->profile, "status",
+                     asb_status_name(ph->status), "exit_code", ph->exit_code, "signal", ph->signal,
+                     "oom", ph->out_of_memory, "timeout", ph->timed_out, "duration_s",
+                     ph->duration_s, "attestation", "present", ph->attestation_present, "valid",
+                     ph->attestation_valid, "error", ph->error, "stderr_tail", ph->stderr_tail);
+}
+
+static json_t *row_json(const asb_bench_task_t *t, const asb_bench_row_t *r)
+{
+    json_t *tags = json_array();
+    for (size_t i = 0; tags && i < t->n_tags; i++)
+        json_array_append_new(tags, json_string(t->tags[i]));
+    return json_pack("{s:s, s:s, s:f, s:f, s:s, s:s, s:o, s:o, s:o}", "task_id", t->id, "verdict",
+                     asb_bench_verdict_name(r->verdict), "score", r->score, "duration_s",
+                     r->duration_s, "reason", r->reason ? r->reason : "", "difficulty",
+                     t->difficulty, "tags", tags, "candidate", phase_json(&r->candidate), "grader",
+                     phase_json(&r->grader));
+}
+
+int asb_bench_artifact_json(const asb_bench_suite_t *suite, const asb_bench_options_t *opts,
+                            const asb_bench_report_t *rep, char **out, asb_error_t *err)
+{
+    *out = NULL;
+    json_t *rows = json_array();
+    for (size_t i = 0; rows && i < rep->n_rows; i++)
+        if (json_array_append_new(rows, row_json(&suite->tasks[i], &rep->rows[i])) < 0) {
+            json_decref(rows);
+            rows = NULL;
+        }
+    const char *enforced_profile = rep->probe.ran && rep->probe.profile[0] ? rep->probe.profile
+                                   : strcmp(opts->lane.sandbox, "subprocess") == 0
+                                       ? "subprocess"
+                                       : (opts->lane.profile ? opts->lane.profile : "hardened");
+    json_t *agg = asb_bench_aggregate_json(suite, rep->rows);
+    json_t *hon = asb_bench_honesty_json(opts, rep, enforced_profile);
+    json_t *root = json_pack(
+        "{s:s, s:{s:s, s:s, s:s?, s:I}, s:s, s:{s:s, s:s?}, s:{s:s, s:s}, s:I, s:f, s:o, s:o?, "
+        "s:o?, s:o?}",
+        "schema", ARTIFACT_SCHEMA, "suite", "name", suite->name, "format", suite->format, "path",
+        opts->suite_path, "tasks", (json_int_t)suite->n_tasks, "mode", "artifact_in", "source",
+        "kind", opts->source ? opts->source : "reference", "path", opts->source_path, "lane",
+        "sandbox", opts->lane.sandbox, "profile", enforced_profile, "jobs", (json_int_t)rep->jobs,
+        "wall_time_s", rep->wall_s, "lane_probe", phase_json(&rep->probe), "honesty", hon,
+        "aggregate", agg, "rows", rows);
+    if (!root || !agg || !hon || !rows) {
+        json_decref(root);
+        return asb_err_sys(err, ENOMEM, "artifact");
+    }
+    *out = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+    json_decref(root);
+    return *out ? 0 : asb_err_sys(err, ENOMEM, "artifact");
+}

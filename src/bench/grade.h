@@ -1,0 +1,64 @@
+/* grade.h - one task in one lane: run the candidate, kill it, then grade it with the held-out
+ * oracle in a fresh sandbox of the same lane. The verdict comes from the grader's proof that it
+ * reached the end of the oracle, never from what the candidate printed or wrote. */
+#ifndef ASB_BENCH_GRADE_H
+#define ASB_BENCH_GRADE_H
+
+#include "agent_sandbox.h"
+#include "bench/suite.h"
+
+typedef enum asb_bench_verdict {
+    ASB_BENCH_PASS = 0,
+    ASB_BENCH_FAIL,
+    ASB_BENCH_VOID,  /* the lane could not run: not scored */
+    ASB_BENCH_ERROR, /* the harness or sandbox failed after the lane was up: scored, not passed */
+} asb_bench_verdict_t;
+
+const char *asb_bench_verdict_name(asb_bench_verdict_t v);
+
+/* A lane: how every sandbox of a bench run is configured. */
+typedef struct asb_bench_lane {
+    const char *sandbox; /* "subprocess", "native", "docker" */
+    const char *profile; /* native/docker: "baseline" or "hardened"; subprocess: ignored */
+    const char *docker_image;
+    const char *python; /* interpreter inside the lane; NULL = /usr/bin/python3 */
+} asb_bench_lane_t;
+
+/* What one sandbox run of a phase reported (the row's copy of the result record). */
+typedef struct asb_bench_phase {
+    bool ran; /* asb_run was called */
+    bool ok;  /* asb_run returned 0 */
+    char backend[16], profile[32];
+    asb_status_t status;
+    int exit_code, signal;
+    bool timed_out, out_of_memory, stdout_truncated;
+    double duration_s;
+    bool attestation_present, attestation_valid;
+    char *error;       /* sandbox error, when !ok */
+    char *stderr_tail; /* last non-empty stderr line, printable ASCII */
+} asb_bench_phase_t;
+
+typedef struct asb_bench_row {
+    asb_bench_verdict_t verdict;
+    double score;
+    double duration_s;
+    char *reason;
+    asb_bench_phase_t candidate, grader;
+} asb_bench_row_t;
+
+/* Configure cfg (which the caller zeroed) for the lane. */
+void asb_bench_lane_config(const asb_bench_lane_t *lane, asb_config_t *cfg);
+
+/* Grade one task. cand NULL or empty: no submission (fail, nothing runs). Always fills row;
+ * returns 0, or a negative code only when row could not be allocated. */
+int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *task,
+                         const asb_bench_files_t *cand, asb_bench_row_t *row);
+
+void asb_bench_row_free(asb_bench_row_t *row);
+
+/* Copy a result into a phase record (for the lane probe too). */
+void asb_bench_phase_record(asb_bench_phase_t *ph, int rc, const asb_result_t *res,
+                            const asb_error_t *err);
+void asb_bench_phase_free(asb_bench_phase_t *ph);
+
+#endif

@@ -1,0 +1,329 @@
+/* submission.c - candidate files per task, from references, a directory, JSON or JSONL. */
+#include "bench/submission.h"
+#include "bench/textio.h"
+#include "core/error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SUBMISSION_MAX_BYTES (256u * 1024u * 1024u)
+
+static int sub_init(const asb_bench_suite_t *suite, asb_bench_submission_t *sub, asb_error_t *err)
+{
+    memset(sub, 0, sizeof(*sub));
+    sub->per_task = calloc(suite->n_tasks ? suite->n_tasks : 1, sizeof(*sub->per_task));
+    if (!sub->per_task)
+        return asb_err_sys(err, ENOMEM, "submission");
+    sub->n_tasks = suite->n_tasks;
+    return 0;
+}
+
+void asb_bench_submission_free(asb_bench_submission_t *sub)
+{
+    for (size_t i = 0; i < sub->n_tasks; i++)
+        asb_bench_files_free(&sub->per_task[i]);
+    free(sub->per_task);
+    memset(sub, 0, sizeof(*sub));
+}
+
+int asb_bench_submission_reference(const asb_bench_suite_t *suite, asb_bench_submission_t *sub,
+                                   asb_error_t *err)
+{
+    int rc = sub_init(suite, sub, err);
+    for (size_t i = 0; rc == 0 && i < suite->n_tasks; i++) {
+        const asb_bench_files_t *ref = &suite->tasks[i].reference;
+        for (size_t j = 0; rc == 0 && j < ref->n; j++)
+            rc = asb_bench_files_add(&sub->per_task[i], ref->files[j].name, ref->files[j].content,
+                                     ref->files[j].len, err);
+        sub->n_given++;
+    }
+    if (rc < 0)
+        asb_bench_submission_free(sub);
+    return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static long task_for(const asb_bench_suite_t *suite, const asb_bench_submission_t *sub,
+                     const char *id, const char *where, asb_error_t *err)
+{
+    long t = asb_bench_suite_find(suite, id);
+    if (t < 0)
+        return asb_err(err, -EINVAL, "%s: task id '%.200s' is not in the suite", where, id);
+    if (sub->per_task[t].n)
+        return asb_err(err, -EINVAL, "%s: task id '%.200s' given twice", where, id);
+    return t;
+}
+
+static int load_samples(const asb_bench_suite_t *suite, char *text, asb_bench_submission_t *sub,
+                        asb_error_t *err)
+{
+    char *cur = text, *l;
+    size_t line = 0;
+    while ((l = asb_bench_next_line(&cur)) != NULL) {
+        line++;
+        if (strspn(l, " \t") == strlen(l))
+            continue;
+        char where[48];
+        snprintf(where, sizeof(where), "line %zu", line);
+        json_error_t je;
+        json_t *o = json_loads(l, JSON_REJECT_DUPLICATES, &je);
+        json_t *id = json_object_get(o, "task_id"), *comp = json_object_get(o, "completion");
+        int rc = 0;
+        if (!json_is_object(o))
+            rc = asb_err(err, -EINVAL, "%s: expected a JSON object", where);
+        else if (!json_is_string(id))
+            rc = asb_err(err, -EINVAL, "%s: task_id: expected a string", where);
+        else if (!json_is_string(comp))
+            rc = asb_err(err, -EINVAL, "%s: completion: expected a string", where);
+        long t = rc == 0 ? task_for(suite, sub, json_string_value(id), where, err) : -1;
+        if (rc == 0 && t < 0)
+            rc = (int)t;
+        if (rc == 0) {
+            const asb_bench_task_t *task = &suite->tasks[t];
+            size_t lp = strlen(task->prompt), lc = json_string_length(comp);
+            char *src = malloc(lp + lc + 1);
+            if (!src) {
+                rc = asb_err_sys(err, ENOMEM, "%s", where);
+            } else {
+                memcpy(src, task->prompt, lp);
+                memcpy(src + lp, json_string_value(comp), lc);
+                src[lp + lc] = '\0';
+                rc = asb_bench_files_add(&sub->per_task[t], task->entry_file, src, lp + lc, err);
+                free(src);
+                if (rc < 0)
+                    asb_err_wrap(err, "%s", where);
+                else
+                    sub->n_given++;
+            }
+        }
+        json_decref(o);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int load_json(const asb_bench_suite_t *suite, const char *text, size_t len,
+                     asb_bench_submission_t *sub, asb_error_t *err)
+{
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return asb_err(err, -EINVAL, "$: expected an object of task id -> files (%s)",
+                       root ? "not an object" : je.text);
+    }
+    const char *id;
+    json_t *v;
+    int rc = 0;
+    json_object_foreach(root, id, v)
+    {
+        char where[256];
+        snprintf(where, sizeof(where), "$.%.200s", id);
+        long t = task_for(suite, sub, id, where, err);
+        if (t < 0) {
+            rc = (int)t;
+            break;
+        }
+        if (json_is_string(v)) {
+            rc = asb_bench_files_add(&sub->per_task[t], suite->tasks[t].entry_file,
+                                     json_string_value(v), json_string_length(v), err);
+        } else if (json_is_object(v) && json_object_size(v) > 0) {
+            const char *name;
+            json_t *src;
+            json_object_foreach(v, name, src)
+            {
+                if (!json_is_string(src)) {
+                    rc = asb_err(err, -EINVAL, "%s.%s: expected a string", where, name);
+                    break;
+                }
+                rc = asb_bench_files_add(&sub->per_task[t], name, json_string_value(src),
+                                         json_string_length(src), err);
+                if (rc < 0)
+                    break;
+            }
+        } else {
+            rc = asb_err(err, -EINVAL,
+                         "%s: expected the entry file's source or an object of file -> source",
+                         where);
+        }
+        if (rc < 0) {
+            if (!strstr(err->message, where))
+                asb_err_wrap(err, "%s", where);
+            break;
+        }
+        sub->n_given++;
+    }
+    json_decref(root);
+    return rc;
+}
+
+/* DIR/<id>/: every regular file directly inside. A submission directory is untrusted input:
+ * openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS keeps every open inside it. */
+static int open_beneath(int dirfd, const char *path, int flags)
+{
+    struct open_how how;
+    memset(&how, 0, sizeof(how));
+    how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd;
+    do
+        fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+    while (fd < 0 && errno == EINTR);
+    return (int)fd;
+}
+
+static int read_fd(int fd, char **out, size_t *len, asb_error_t *err, const char *what)
+{
+    size_t alloc = 4096, n = 0;
+    char *buf = malloc(alloc + 1);
+    if (!buf)
+        return asb_err_sys(err, ENOMEM, "%s", what);
+    for (;;) {
+        if (n == alloc) {
+            if (alloc > ASB_BENCH_MAX_SOURCE) {
+                free(buf);
+                return asb_err(err, -EFBIG, "%s: larger than %u bytes", what, ASB_BENCH_MAX_SOURCE);
+            }
+            char *nb = realloc(buf, alloc * 2 + 1);
+            if (!nb) {
+                free(buf);
+                return asb_err_sys(err, ENOMEM, "%s", what);
+            }
+            buf = nb;
+            alloc *= 2;
+        }
+        ssize_t r = read(fd, buf + n, alloc - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            return asb_err_sys(err, e, "read %s", what);
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int load_task_dir(int root, const char *id, asb_bench_files_t *set, bool *found,
+                         asb_error_t *err)
+{
+    *found = false;
+    int dfd = open_beneath(root, id, O_RDONLY | O_DIRECTORY);
+    if (dfd < 0)
+        return errno == ENOENT ? 0 : asb_err_sys(err, errno, "%s", id);
+    *found = true;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        int e = errno;
+        close(dfd);
+        return asb_err_sys(err, e, "%s", id);
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        int fd = open_beneath(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK);
+        struct stat st;
+        if (fd < 0) {
+            rc = asb_err_sys(err, errno, "%s/%s", id, de->d_name);
+            break;
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            if (S_ISDIR(st.st_mode)) { /* nested task ids (HumanEval/0) live below */
+                close(fd);
+                continue;
+            }
+            close(fd);
+            rc = asb_err(err, -EINVAL, "%s/%s: not a regular file", id, de->d_name);
+            break;
+        }
+        char *content = NULL;
+        size_t len = 0;
+        char what[512];
+        snprintf(what, sizeof(what), "%s/%s", id, de->d_name);
+        rc = read_fd(fd, &content, &len, err, what);
+        close(fd);
+        if (rc == 0) {
+            rc = asb_bench_files_add(set, de->d_name, content, len, err);
+            free(content);
+            if (rc < 0)
+                asb_err_wrap(err, "%s", id);
+        }
+    }
+    if (rc == 0 && errno != 0 && !de)
+        rc = asb_err_sys(err, errno, "readdir %s", id);
+    closedir(d);
+    return rc;
+}
+
+static int load_dir(const asb_bench_suite_t *suite, int root, asb_bench_submission_t *sub,
+                    asb_error_t *err)
+{
+    for (size_t i = 0; i < suite->n_tasks; i++) {
+        bool found;
+        int rc = load_task_dir(root, suite->tasks[i].id, &sub->per_task[i], &found, err);
+        if (rc < 0)
+            return rc;
+        if (found && sub->per_task[i].n)
+            sub->n_given++;
+    }
+    return 0;
+}
+
+int asb_bench_submission_load(const asb_bench_suite_t *suite, const char *path,
+                              asb_bench_submission_t *sub, asb_error_t *err)
+{
+    int rc = sub_init(suite, sub, err);
+    if (rc < 0)
+        return rc;
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        rc = asb_err_sys(err, errno, "submission %s", path);
+    } else if (S_ISDIR(st.st_mode)) {
+        int root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0) {
+            rc = asb_err_sys(err, errno, "submission %s", path);
+        } else {
+            rc = load_dir(suite, root, sub, err);
+            close(root);
+        }
+    } else if (ends_with(path, ".jsonl") || ends_with(path, ".jsonl.gz") ||
+               ends_with(path, ".json")) {
+        char *text;
+        size_t len;
+        rc = asb_bench_read_text(path, SUBMISSION_MAX_BYTES, &text, &len, err);
+        if (rc == 0) {
+            rc = ends_with(path, ".json") ? load_json(suite, text, len, sub, err)
+                                          : load_samples(suite, text, sub, err);
+            free(text);
+        }
+    } else {
+        rc = asb_err(err, -EINVAL, "expected a directory, a .json file or a .jsonl[.gz] file");
+    }
+    if (rc < 0) {
+        asb_bench_submission_free(sub);
+        return asb_err_wrap(err, "submission %s", path);
+    }
+    return 0;
+}

@@ -1,0 +1,218 @@
+/* cmd_bench.c - `agent-sandbox bench`: score candidate code against held-out oracles. */
+#include "bench/bench.h"
+#include "bench/humaneval.h"
+#include "bench/submission.h"
+#include "bench/suite.h"
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: agent-sandbox bench SUITE [--format suite|humaneval] [--mode artifact_in]\n"
+            "                           (--reference | --submission DIR_OR_JSON)\n"
+            "                           [--sandbox subprocess|native|docker] [--profile P]\n"
+            "                           [--evidence-class local_gate|live_lane|captured_fixture]\n"
+            "                           [--jobs N] [--image NAME] [--out artifact.json]\n"
+            "\n"
+            "Runs each task's candidate in the lane, kills it, then grades it in a fresh sandbox\n"
+            "of the same lane with the held-out oracle. SUITE is a suite JSON file, or with\n"
+            "--format humaneval a HumanEval JSONL[.gz] file. --submission takes a directory\n"
+            "(DIR/<task id>/<files>), a JSON object (task id -> files) or HumanEval samples\n"
+            "(.jsonl[.gz] lines of task_id + completion). A lane that cannot run makes every\n"
+            "row void. Writes the artifact to --out (default: stdout).\n"
+            "Exit status: 0 when the bench ran (whatever the verdicts), 2 usage, 125 failure.\n");
+}
+
+typedef struct bench_args {
+    const char *suite, *format, *mode, *submission, *out;
+    bool reference;
+    asb_bench_options_t opts;
+} bench_args_t;
+
+static int parse(int argc, char **argv, bench_args_t *a)
+{
+    a->format = "suite";
+    a->mode = "artifact_in";
+    a->opts.lane.sandbox = "native";
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+        if (strcmp(arg, "--reference") == 0) {
+            a->reference = true;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            if (a->suite) {
+                cli_error("bench: unexpected argument '%s'", arg);
+                return -1;
+            }
+            a->suite = arg;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            cli_error("%s: missing value", arg);
+            return -1;
+        }
+        const char *v = argv[++i];
+        uint64_t u;
+        if (strcmp(arg, "--format") == 0)
+            a->format = v;
+        else if (strcmp(arg, "--mode") == 0)
+            a->mode = v;
+        else if (strcmp(arg, "--submission") == 0)
+            a->submission = v;
+        else if (strcmp(arg, "--sandbox") == 0)
+            a->opts.lane.sandbox = v;
+        else if (strcmp(arg, "--profile") == 0)
+            a->opts.lane.profile = v;
+        else if (strcmp(arg, "--evidence-class") == 0)
+            a->opts.evidence_class = v;
+        else if (strcmp(arg, "--image") == 0)
+            a->opts.lane.docker_image = v;
+        else if (strcmp(arg, "--out") == 0)
+            a->out = v;
+        else if (strcmp(arg, "--jobs") == 0) {
+            if (cli_parse_u64("--jobs", v, 1, ASB_BENCH_MAX_JOBS, &u) < 0)
+                return -1;
+            a->opts.jobs = (unsigned)u;
+        } else {
+            cli_error("bench: unknown option '%s' (see agent-sandbox bench --help)", arg);
+            return -1;
+        }
+    }
+    const char *sb = a->opts.lane.sandbox;
+    if (!a->suite)
+        cli_error("bench: missing SUITE");
+    else if (strcmp(a->format, "suite") != 0 && strcmp(a->format, "humaneval") != 0)
+        cli_error("--format: expected suite or humaneval, got '%s'", a->format);
+    else if (strcmp(a->mode, "artifact_in") != 0)
+        cli_error("--mode: only artifact_in is supported, got '%s'", a->mode);
+    else if (a->reference == (a->submission != NULL))
+        cli_error("bench: give exactly one of --reference and --submission");
+    else if (strcmp(sb, "subprocess") != 0 && strcmp(sb, "native") != 0 &&
+             strcmp(sb, "docker") != 0)
+        cli_error("--sandbox: expected subprocess, native or docker, got '%s'", sb);
+    else if (a->opts.evidence_class && !asb_bench_valid_evidence_class(a->opts.evidence_class))
+        cli_error("--evidence-class: expected local_gate, live_lane or captured_fixture, got "
+                  "'%s'",
+                  a->opts.evidence_class);
+    else if (strcmp(sb, "subprocess") == 0 && a->opts.lane.profile &&
+             strcmp(a->opts.lane.profile, "subprocess") != 0)
+        cli_error("--profile %s: the subprocess lane has only the subprocess profile",
+                  a->opts.lane.profile);
+    else if (strcmp(sb, "subprocess") != 0 && a->opts.lane.profile &&
+             strcmp(a->opts.lane.profile, "baseline") != 0 &&
+             strcmp(a->opts.lane.profile, "hardened") != 0)
+        cli_error("--profile: expected baseline or hardened in the %s lane, got '%s'", sb,
+                  a->opts.lane.profile);
+    else
+        return 0;
+    return -1;
+}
+
+static int write_out(const char *path, const char *text)
+{
+    if (!path) {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        return fflush(stdout) == 0 ? 0 : -1;
+    }
+    /* Write beside the target and rename: a reader never sees half an artifact. */
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("--out %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t len = strlen(text), off = 0;
+    int rc = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            rc = -1;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (rc == 0 && (write(fd, "\n", 1) != 1 || fchmod(fd, 0644) < 0))
+        rc = -1;
+    if (close(fd) < 0)
+        rc = -1;
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = -1;
+    if (rc < 0) {
+        cli_error("--out %s: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+int cli_bench(int argc, char **argv)
+{
+    bench_args_t a;
+    memset(&a, 0, sizeof(a));
+    if (parse(argc, argv, &a) < 0)
+        return CLI_EXIT_USAGE;
+    asb_error_t err;
+    asb_bench_suite_t suite;
+    int rc = strcmp(a.format, "humaneval") == 0 ? asb_humaneval_load(a.suite, &suite, &err)
+                                                : asb_bench_suite_load(a.suite, &suite, &err);
+    if (rc < 0) {
+        cli_error("%s", err.message);
+        return CLI_EXIT_USAGE;
+    }
+    asb_bench_submission_t sub;
+    rc = a.reference ? asb_bench_submission_reference(&suite, &sub, &err)
+                     : asb_bench_submission_load(&suite, a.submission, &sub, &err);
+    if (rc < 0) {
+        cli_error("%s", err.message);
+        asb_bench_suite_free(&suite);
+        return CLI_EXIT_USAGE;
+    }
+    a.opts.source = a.reference ? "reference" : "submission";
+    a.opts.source_path = a.submission;
+    a.opts.suite_path = a.suite;
+    asb_bench_report_t rep;
+    int status = CLI_EXIT_INTERNAL;
+    char *json = NULL;
+    if (asb_bench_run(&suite, &sub, &a.opts, &rep, &err) < 0) {
+        cli_error("%s", err.message);
+    } else {
+        if (asb_bench_artifact_json(&suite, &a.opts, &rep, &json, &err) < 0)
+            cli_error("%s", err.message);
+        else if (write_out(a.out, json) == 0)
+            status = 0;
+        size_t passed = 0, voided = 0, scored = 0;
+        for (size_t i = 0; i < rep.n_rows; i++) {
+            passed += rep.rows[i].verdict == ASB_BENCH_PASS;
+            voided += rep.rows[i].verdict == ASB_BENCH_VOID;
+        }
+        scored = rep.n_rows - voided;
+        fprintf(stderr, "bench: %zu tasks, %zu scored, %zu passed, %zu void, %.2fs (%s lane)\n",
+                rep.n_rows, scored, passed, voided, rep.wall_s, a.opts.lane.sandbox);
+        asb_bench_report_free(&rep);
+    }
+    free(json);
+    asb_bench_submission_free(&sub);
+    asb_bench_suite_free(&suite);
+    return status;
+}

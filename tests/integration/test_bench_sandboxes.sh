@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test_bench_sandboxes.sh - examples/bench_sandboxes writes artifacts/bench-sandboxes.json with
+# the subprocess lane scored and the docker lane audited without launching a container.
+set -euo pipefail
+BUILD=${ASB_BUILD_DIR:?} SRC=${ASB_SOURCE_DIR:?}
+work=$(mktemp -d /tmp/asb-test-bench-sandboxes-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+(cd "$work" && "$BUILD/examples/bench_sandboxes" "$SRC/examples/bench_suites/coding_starter.json")
+/usr/bin/python3 - "$work/artifacts/bench-sandboxes.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+sub, dock = a["subprocess_lane"], a["docker_lane"]
+agg = sub["aggregate"]
+assert agg["count"] == 3 and agg["scored"] == 3 and agg["passed"] == 3, agg
+assert agg["pass_rate"] == 1.0, agg
+assert len(sub["rows"]) == 3 and all(r["verdict"] == "pass" for r in sub["rows"])
+assert all(r["grader"]["backend"] == "subprocess" for r in sub["rows"])
+assert sub["honesty"]["unsafe_lane"] is True
+assert isinstance(dock["docker_available"], bool)
+assert dock["launched_container"] is False
+for k in ("image", "memory", "cpus", "pids_limit", "hardened_argv", "isolation_flags",
+          "all_hardening_present"):
+    assert k in dock, k
+# Nothing about the docker request is invented: what the builder must supply is pending.
+for k in dock["pending"]:
+    assert dock[k] is None, (k, dock[k])
+assert set(dock["pending"]) >= {"hardened_argv", "isolation_flags", "all_hardening_present"}
+print("bench-sandboxes.json ok: docker_available=%s" % dock["docker_available"])
+PY
+echo PASS

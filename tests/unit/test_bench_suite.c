@@ -1,0 +1,314 @@
+/* test_bench_suite.c - suite validation (errors name the field), HumanEval import from gzip,
+ * submissions from JSON, JSONL and directories, and the aggregate arithmetic. No sandboxes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/aggregate.h"
+#include "bench/bench.h"
+#include "bench/humaneval.h"
+#include "bench/submission.h"
+#include "bench/suite.h"
+#include "bench/textio.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define TASK_OK                                                                                    \
+    "{\"id\":\"t/one\",\"prompt\":\"p\",\"entry_file\":\"solution.py\",\"entry_point\":\"f\","     \
+    "\"reference\":{\"solution.py\":\"def f():\\n    return 1\\n\"},"                              \
+    "\"oracle\":{\"kind\":\"python_check\",\"test\":\"def check(c):\\n    assert c() == 1\\n\"}"
+#define SUITE(tasks)                                                                               \
+    "{\"format\":\"agent-sandbox.bench-suite/1\",\"name\":\"s\",\"tasks\":[" tasks "]}"
+
+static void expect_error(const char *json, const char *needle)
+{
+    asb_bench_suite_t s;
+    asb_error_t err;
+    int rc = asb_bench_suite_parse(json, strlen(json), &s, &err);
+    if (rc == 0) {
+        asb_bench_suite_free(&s);
+        fail_msg("accepted: %s", json);
+    }
+    if (!strstr(err.message, needle))
+        fail_msg("error '%s' does not name '%s'", err.message, needle);
+}
+
+static void test_valid_suite_parses(void **state)
+{
+    (void)state;
+    const char *j = SUITE(TASK_OK ",\"tags\":[\"a\",\"b\"],\"difficulty\":\"easy\","
+                                  "\"limits\":{\"timeout_s\":2.5,\"memory_mb\":64}}");
+    asb_bench_suite_t s;
+    asb_error_t err;
+    assert_int_equal(asb_bench_suite_parse(j, strlen(j), &s, &err), 0);
+    assert_int_equal(s.n_tasks, 1);
+    assert_string_equal(s.tasks[0].id, "t/one");
+    assert_string_equal(s.tasks[0].difficulty, "easy");
+    assert_int_equal(s.tasks[0].n_tags, 2);
+    assert_true(s.tasks[0].timeout_s == 2.5);
+    assert_int_equal(s.tasks[0].memory_bytes, 64u << 20);
+    assert_string_equal(s.tasks[0].oracle_setup, "");
+    asb_bench_suite_free(&s);
+}
+
+static void test_errors_name_the_field(void **state)
+{
+    (void)state;
+    expect_error("[]", "$: expected an object");
+    expect_error("{\"format\":\"x\",\"name\":\"s\",\"tasks\":[]}", "$.format");
+    expect_error("{\"format\":\"agent-sandbox.bench-suite/1\",\"name\":\"s\",\"tasks\":[]}",
+                 "$.tasks");
+    expect_error(SUITE(TASK_OK ",\"bogus\":1}"), "$.tasks[0].bogus: unknown field");
+    expect_error(SUITE(TASK_OK "}," TASK_OK "}"), "$.tasks[1].id: 't/one' is also");
+    expect_error(SUITE("{\"id\":\"../x\"}"), "$.tasks[0].id");
+    expect_error(SUITE(TASK_OK ",\"limits\":{\"timeout_s\":-1}}"), "$.tasks[0].limits.timeout_s");
+    expect_error(SUITE(TASK_OK ",\"limits\":{\"memory_mb\":1}}"), "$.tasks[0].limits.memory_mb");
+    expect_error(SUITE(TASK_OK ",\"tags\":[1]}"), "$.tasks[0].tags[0]");
+    expect_error(SUITE(TASK_OK ",\"language\":\"rust\"}"), "$.tasks[0].language");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"solution.py\","
+                       "\"entry_point\":\"f\",\"reference\":{\"other.py\":\"\"},"
+                       "\"oracle\":{\"kind\":\"python_check\",\"test\":\"x\"}}"),
+                 "$.tasks[0].reference: has no file named like entry_file");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"solution.py\","
+                       "\"entry_point\":\"f\",\"reference\":{\"solution.py\":\"\"},"
+                       "\"oracle\":{\"kind\":\"shell\",\"test\":\"x\"}}"),
+                 "$.tasks[0].oracle.kind");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"solution.py\","
+                       "\"entry_point\":\"f\",\"reference\":{\"solution.py\":\"\"},"
+                       "\"oracle\":{\"kind\":\"python_check\"}}"),
+                 "$.tasks[0].oracle.test: missing");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"../x.py\","
+                       "\"entry_point\":\"f\"}"),
+                 "$.tasks[0].entry_file");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"s.py\","
+                       "\"entry_point\":\"f()\"}"),
+                 "$.tasks[0].entry_point");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"\"}"), "$.tasks[0].prompt");
+}
+
+static void test_task_ids(void **state)
+{
+    (void)state;
+    const char *why;
+    assert_true(asb_bench_valid_task_id("HumanEval/0", &why));
+    assert_false(asb_bench_valid_task_id("/abs", &why));
+    assert_false(asb_bench_valid_task_id("a/../b", &why));
+    assert_false(asb_bench_valid_task_id("a//b", &why));
+    assert_false(asb_bench_valid_task_id("a b", &why));
+    assert_false(asb_bench_valid_task_id("", &why));
+}
+
+static char g_dir[64];
+
+static void write_file(const char *path, const char *text, bool gz)
+{
+    if (gz) {
+        gzFile f = gzopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(gzwrite(f, text, (unsigned)strlen(text)), (int)strlen(text));
+        gzclose(f);
+    } else {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+#define HE_LINE(id, entry)                                                                         \
+    "{\"task_id\":\"" id "\",\"prompt\":\"def " entry                                              \
+    "(x):\\n    \\\"\\\"\\\"doc\\\"\\\"\\\"\\n\","                                                 \
+    "\"canonical_solution\":\"    return x\\n\",\"test\":\"def check(c):\\n    assert c(1) == "    \
+    "1\\n\","                                                                                      \
+    "\"entry_point\":\"" entry "\"}\n"
+
+static void test_humaneval_gzip_import(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/he.jsonl.gz", g_dir);
+    write_file(path, HE_LINE("HumanEval/0", "ident") "\n" HE_LINE("HumanEval/1", "same"), true);
+    asb_bench_suite_t s;
+    asb_error_t err;
+    assert_int_equal(asb_humaneval_load(path, &s, &err), 0);
+    assert_int_equal(s.n_tasks, 2);
+    assert_string_equal(s.format, "humaneval");
+    assert_string_equal(s.tasks[1].entry_point, "same");
+    assert_string_equal(s.tasks[0].reference.files[0].name, "solution.py");
+    assert_non_null(strstr(s.tasks[0].reference.files[0].content, "\"\"\"doc\"\"\"\n    return x"));
+    assert_string_equal(s.tasks[0].oracle_setup, s.tasks[0].prompt);
+
+    /* Samples: prompt + completion; unknown and duplicate ids are errors naming the line. */
+    snprintf(path, sizeof(path), "%s/samples.jsonl", g_dir);
+    write_file(path, "{\"task_id\":\"HumanEval/1\",\"completion\":\"    return 2\\n\"}\n", false);
+    asb_bench_submission_t sub;
+    assert_int_equal(asb_bench_submission_load(&s, path, &sub, &err), 0);
+    assert_int_equal(sub.n_given, 1);
+    assert_int_equal(sub.per_task[0].n, 0);
+    assert_non_null(strstr(sub.per_task[1].files[0].content, "doc\"\"\"\n    return 2"));
+    asb_bench_submission_free(&sub);
+    write_file(path,
+               "{\"task_id\":\"HumanEval/1\",\"completion\":\"\"}\n"
+               "{\"task_id\":\"HumanEval/1\",\"completion\":\"\"}\n",
+               false);
+    assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "line 2"));
+    write_file(path, "{\"task_id\":\"HumanEval/9\",\"completion\":\"\"}\n", false);
+    assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "not in the suite"));
+    asb_bench_suite_free(&s);
+
+    snprintf(path, sizeof(path), "%s/bad.jsonl", g_dir);
+    write_file(path, HE_LINE("HumanEval/0", "a") "{\"task_id\":\"x\"}\n", false);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "line 2: prompt"));
+}
+
+static void test_submission_json_and_dir(void **state)
+{
+    (void)state;
+    const char *j = SUITE(TASK_OK "}");
+    asb_bench_suite_t s;
+    asb_error_t err;
+    assert_int_equal(asb_bench_suite_parse(j, strlen(j), &s, &err), 0);
+    char path[160];
+    snprintf(path, sizeof(path), "%s/sub.json", g_dir);
+    write_file(path, "{\"t/one\":{\"solution.py\":\"A\",\"util.py\":\"B\"}}", false);
+    asb_bench_submission_t sub;
+    assert_int_equal(asb_bench_submission_load(&s, path, &sub, &err), 0);
+    assert_int_equal(sub.per_task[0].n, 2);
+    asb_bench_submission_free(&sub);
+    write_file(path, "{\"t/one\":\"SRC\"}", false);
+    assert_int_equal(asb_bench_submission_load(&s, path, &sub, &err), 0);
+    assert_string_equal(sub.per_task[0].files[0].name, "solution.py");
+    assert_string_equal(sub.per_task[0].files[0].content, "SRC");
+    asb_bench_submission_free(&sub);
+    write_file(path, "{\"t/one\":{\"../x\":\"A\"}}", false);
+    assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
+
+    /* Directory: DIR/t/one/solution.py; a symlink inside is refused, never followed. */
+    char d[160];
+    snprintf(d, sizeof(d), "%s/subdir", g_dir);
+    mkdir(d, 0700);
+    snprintf(path, sizeof(path), "%s/t", d);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/t/one", d);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/t/one/solution.py", d);
+    write_file(path, "def f():\n    return 1\n", false);
+    assert_int_equal(asb_bench_submission_load(&s, d, &sub, &err), 0);
+    assert_int_equal(sub.n_given, 1);
+    assert_string_equal(sub.per_task[0].files[0].content, "def f():\n    return 1\n");
+    asb_bench_submission_free(&sub);
+    snprintf(path, sizeof(path), "%s/t/one/leak.py", d);
+    assert_int_equal(symlink("/etc/hostname", path), 0);
+    assert_true(asb_bench_submission_load(&s, d, &sub, &err) < 0);
+    asb_bench_suite_free(&s);
+}
+
+static void test_aggregate_counts_scored_only(void **state)
+{
+    (void)state;
+    const char *j =
+        SUITE(TASK_OK ",\"tags\":[\"x\"],\"difficulty\":\"easy\"},"
+                      "{\"id\":\"t/two\",\"prompt\":\"p\",\"entry_file\":\"solution.py\","
+                      "\"entry_point\":\"f\",\"reference\":{\"solution.py\":\"\"},"
+                      "\"oracle\":{\"kind\":\"python_check\",\"test\":\"x\"},"
+                      "\"tags\":[\"x\",\"y\"]},"
+                      "{\"id\":\"t/three\",\"prompt\":\"p\",\"entry_file\":\"solution.py\","
+                      "\"entry_point\":\"f\",\"reference\":{\"solution.py\":\"\"},"
+                      "\"oracle\":{\"kind\":\"python_check\",\"test\":\"x\"}}");
+    asb_bench_suite_t s;
+    asb_error_t err;
+    assert_int_equal(asb_bench_suite_parse(j, strlen(j), &s, &err), 0);
+    asb_bench_row_t rows[3];
+    memset(rows, 0, sizeof(rows));
+    rows[0].verdict = ASB_BENCH_PASS;
+    rows[0].score = 1;
+    rows[1].verdict = ASB_BENCH_FAIL;
+    rows[2].verdict = ASB_BENCH_VOID;
+    json_t *a = asb_bench_aggregate_json(&s, rows);
+    assert_int_equal(json_integer_value(json_object_get(a, "count")), 3);
+    assert_int_equal(json_integer_value(json_object_get(a, "scored")), 2);
+    assert_int_equal(json_integer_value(json_object_get(a, "void")), 1);
+    assert_true(json_real_value(json_object_get(a, "pass_rate")) == 0.5);
+    assert_true(json_real_value(json_object_get(a, "mean_score")) == 0.5);
+    json_t *x = json_object_get(json_object_get(a, "by_tag"), "x");
+    assert_int_equal(json_integer_value(json_object_get(x, "count")), 2);
+    json_t *y = json_object_get(json_object_get(a, "by_tag"), "y");
+    assert_true(json_real_value(json_object_get(y, "pass_rate")) == 0.0);
+    json_t *unk = json_object_get(json_object_get(a, "by_difficulty"), "unknown");
+    assert_int_equal(json_integer_value(json_object_get(unk, "void")), 1);
+    assert_true(
+        json_is_null(json_object_get(json_object_get(json_object_get(a, "by_difficulty"), "easy"),
+                                     "mean_score")) == false);
+    json_decref(a);
+    /* All void: no evidence, not 0%. */
+    rows[0].verdict = rows[1].verdict = ASB_BENCH_VOID;
+    a = asb_bench_aggregate_json(&s, rows);
+    assert_true(json_is_null(json_object_get(a, "pass_rate")));
+    json_decref(a);
+    asb_bench_suite_free(&s);
+}
+
+static void test_honesty_rules(void **state)
+{
+    (void)state;
+    asb_bench_options_t o = {.lane = {.sandbox = "docker"}, .evidence_class = "captured_fixture"};
+    asb_bench_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    rep.lane_up = true;
+    json_t *h = asb_bench_honesty_json(&o, &rep, "hardened");
+    json_t *ec = json_object_get(h, "evidence_class");
+    assert_string_equal(json_string_value(json_object_get(ec, "enforced")), "live_lane");
+    assert_true(json_is_true(json_object_get(ec, "changed")));
+    json_decref(h);
+    o.lane.sandbox = "native";
+    h = asb_bench_honesty_json(&o, &rep, "hardened");
+    ec = json_object_get(h, "evidence_class");
+    assert_string_equal(json_string_value(json_object_get(ec, "enforced")), "captured_fixture");
+    json_decref(h);
+    rep.lane_up = false;
+    o.evidence_class = "live_lane";
+    h = asb_bench_honesty_json(&o, &rep, "hardened");
+    assert_true(json_is_null(json_object_get(json_object_get(h, "evidence_class"), "enforced")));
+    json_decref(h);
+    assert_false(asb_bench_valid_evidence_class("gold"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_dir, "/tmp/asb-test-bench-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_suite_parses),
+        cmocka_unit_test(test_errors_name_the_field),
+        cmocka_unit_test(test_task_ids),
+        cmocka_unit_test(test_humaneval_gzip_import),
+        cmocka_unit_test(test_submission_json_and_dir),
+        cmocka_unit_test(test_aggregate_counts_scored_only),
+        cmocka_unit_test(test_honesty_rules),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
