@@ -5,8 +5,8 @@
  *
  * The docker lane audit reports whether an engine answers on its socket and never creates a
  * container. The exact hardened docker request (image, argv, isolation flags) comes from the
- * docker backend's pure request builder; until that builder exists those fields are written as
- * null and listed under "pending" - never guessed. */
+ * docker backend's pure request builder; a field it cannot supply is written as null and listed
+ * under "pending" - never guessed. */
 #include "agent_sandbox.h"
 #include "bench/bench.h"
 #include "bench/submission.h"
@@ -51,22 +51,78 @@ static bool docker_socket_answers(char *why, size_t why_len)
     return true;
 }
 
+/* The argv flags that carry isolation, as "--flag value" strings (e.g. "--network none"). */
+static json_t *isolation_argv_flags(json_t *argv)
+{
+    static const char *const with_value[] = {
+        "--network",     "--user",       "--cap-drop", "--security-opt", "--memory",
+        "--memory-swap", "--pids-limit", "--cpus",     "--tmpfs",        "--ulimit"};
+    static const char *const alone[] = {"--read-only"};
+    json_t *out = json_array();
+    size_t n = json_array_size(argv);
+    for (size_t i = 0; out && i < n; i++) {
+        const char *a = json_string_value(json_array_get(argv, i));
+        if (!a)
+            continue;
+        for (size_t k = 0; k < sizeof(alone) / sizeof(alone[0]); k++)
+            if (strcmp(a, alone[k]) == 0)
+                json_array_append_new(out, json_string(a));
+        for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+            if (strcmp(a, with_value[k]) == 0 && i + 1 < n) {
+                char buf[512];
+                snprintf(buf, sizeof(buf), "%s %s", a,
+                         json_string_value(json_array_get(argv, i + 1)));
+                json_array_append_new(out, json_string(buf));
+            }
+        }
+    }
+    return out;
+}
+
+/* The hardened docker request from the backend's pure builder: nothing is sent to any engine. */
 static json_t *docker_lane(void)
 {
     char why[256];
     bool up = docker_socket_answers(why, sizeof(why));
-    /* The resource limits the hardened profile asks of every backend; the docker request must
-     * carry these. The request itself (and so the image and argv) is pending. */
-    return json_pack("{s:b, s:s, s:b, s:n, s:I, s:f, s:I, s:s, s:n, s:n, s:n, s:[s,s,s,s], s:s}",
-                     "docker_available", up, "probe", why, "launched_container", false, "image",
-                     "memory", (json_int_t)ASB_HARDENED_MEMORY_BYTES, "cpus", ASB_HARDENED_CPUS,
-                     "pids_limit", (json_int_t)ASB_HARDENED_PIDS, "limits_source",
-                     "hardened profile (src/core/limits.h), not yet the built request",
-                     "hardened_argv", "isolation_flags", "all_hardening_present", "pending",
-                     "image", "hardened_argv", "isolation_flags", "all_hardening_present",
-                     "pending_reason",
-                     "needs the docker backend's pure request builder (no container is created); "
-                     "these fields are null until it exists rather than guessed");
+    char *text = NULL;
+    asb_error_t err;
+    json_t *all = NULL, *hard = NULL;
+    if (asb_docker_profiles_json(&text, &err) == 0)
+        all = json_loads(text, 0, NULL);
+    free(text);
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(all, "profiles"), i, p)
+    {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        if (name && strcmp(name, "hardened") == 0)
+            hard = p;
+    }
+    if (!hard) {
+        json_decref(all);
+        return json_pack("{s:b, s:s, s:b, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:[s,s,s,s,s,s,s], "
+                         "s:s}",
+                         "docker_available", up, "probe", why, "launched_container", false, "image",
+                         "memory", "cpus", "pids_limit", "hardened_argv", "isolation_flags",
+                         "all_hardening_present", "pending", "image", "memory", "cpus",
+                         "pids_limit", "hardened_argv", "isolation_flags", "all_hardening_present",
+                         "pending_reason",
+                         "the docker request builder failed: no hardened profile");
+    }
+    json_t *hc = json_object_get(json_object_get(hard, "create_request"), "HostConfig");
+    json_t *argv = json_object_get(hard, "docker_run_argv");
+    json_t *image = json_object_get(json_object_get(hard, "create_request"), "Image");
+    double cpus = (double)json_integer_value(json_object_get(hc, "NanoCpus")) / 1e9;
+    json_t *o = json_pack("{s:b, s:s, s:b, s:O, s:O, s:f, s:O, s:O, s:o, s:O, s:O, s:[], s:s}",
+                          "docker_available", up, "probe", why, "launched_container", false,
+                          "image", image, "memory", json_object_get(hc, "Memory"), "cpus", cpus,
+                          "pids_limit", json_object_get(hc, "PidsLimit"), "hardened_argv", argv,
+                          "isolation_flags", isolation_argv_flags(argv), "isolation",
+                          json_object_get(hard, "isolation"), "all_hardening_present",
+                          json_object_get(hard, "all_hardening_present"), "pending", "source",
+                          "asb_docker_profiles_json (pure builder; no engine contacted)");
+    json_decref(all);
+    return o;
 }
 
 static int mkdir_parent(const char *path)

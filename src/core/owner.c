@@ -1,5 +1,6 @@
 #include "core/owner.h"
 #include "core/limits.h"
+#include "native/cgroup_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,18 +21,12 @@ uint64_t asb_owner_starttime(pid_t pid)
         n = read(fd, buf, sizeof(buf) - 1);
     } while (n < 0 && errno == EINTR);
     close(fd);
-    if (n <= 0)
+    uint64_t start = 0;
+    /* One parser for field 22 (the command name may hold spaces and ')'), shared with the
+     * cgroup reaper so both agree on who is alive. */
+    if (n <= 0 || asb_cgroup_parse_stat_starttime(buf, (size_t)n, &start) < 0)
         return 0;
-    buf[n] = '\0';
-    /* The command name may contain spaces and ')': count fields after the last ')'. */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    p++;
-    for (int field = 2; field < 22 && p; field++) {
-        p = strchr(p + 1, ' ');
-    }
-    return p ? strtoull(p + 1, NULL, 10) : 0;
+    return start;
 }
 
 int asb_owner_tag(char *out, size_t len)

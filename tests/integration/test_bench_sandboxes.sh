@@ -24,7 +24,14 @@ for k in ("image", "memory", "cpus", "pids_limit", "hardened_argv", "isolation_f
 # Nothing about the docker request is invented: what the builder must supply is pending.
 for k in dock["pending"]:
     assert dock[k] is None, (k, dock[k])
-assert set(dock["pending"]) >= {"hardened_argv", "isolation_flags", "all_hardening_present"}
+# The pure builder supplies the hardened request: nothing pending, every isolation flag present.
+assert dock["pending"] == [], dock["pending"]
+assert dock["all_hardening_present"] is True
+assert "--network none" in dock["isolation_flags"], dock["isolation_flags"]
+assert "--read-only" in dock["isolation_flags"] and "--cap-drop ALL" in dock["isolation_flags"]
+assert dock["hardened_argv"][:3] == ["docker", "run", "--rm"], dock["hardened_argv"]
+assert dock["memory"] == 128 * 1024 * 1024 and dock["pids_limit"] == 64 and dock["cpus"] == 1.0
+assert all(dock["isolation"].values()), dock["isolation"]
 print("bench-sandboxes.json ok: docker_available=%s" % dock["docker_available"])
 PY
 echo PASS

@@ -9,13 +9,16 @@
 #include "agent_sandbox.h"
 #include "core/json.h"
 #include "core/limits.h"
+#include "core/owner.h"
 #include "core/plan.h"
 #include "core/profiles.h"
 #include "core/result.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int build(asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
 {
@@ -299,6 +302,44 @@ static void test_exit_status_mapping(void **state)
     assert_string_equal(asb_status_name(ASB_STATUS_OOM_KILLED), "oom_killed");
 }
 
+/* The owner tag must stay the same for a live process whatever it does (regression: it once read
+ * the vsize field, which changes as the process allocates, so live owners looked dead and their
+ * temp dirs were reaped mid-run). */
+static void test_owner_tag_stable(void **state)
+{
+    (void)state;
+    char a[96], b[96];
+    assert_int_equal(asb_owner_tag(a, sizeof(a)), 0);
+    void *big[64];
+    for (int i = 0; i < 64; i++) {
+        big[i] = malloc(1 << 20); /* grow the address space */
+        memset(big[i], 1, 4096);
+    }
+    assert_int_equal(asb_owner_tag(b, sizeof(b)), 0);
+    for (int i = 0; i < 64; i++)
+        free(big[i]);
+    assert_string_equal(a, b);
+    pid_t pid;
+    uint64_t start;
+    char name[128];
+    snprintf(name, sizeof(name), "%s-0123abcd", a);
+    assert_true(asb_owner_parse(name, &pid, &start));
+    assert_int_equal(pid, getpid());
+    assert_true(asb_owner_alive(pid, start));
+    assert_false(asb_owner_alive(pid, start + 1));
+    /* Field 22 from /proc/self/stat read independently. */
+    FILE *f = fopen("/proc/self/stat", "r");
+    char line[1024];
+    assert_non_null(fgets(line, sizeof(line), f));
+    fclose(f);
+    char *p = strrchr(line, ')') + 2; /* field 3 */
+    for (int field = 3; field < 22; field++)
+        p = strchr(p, ' ') + 1;
+    assert_int_equal(start, strtoull(p, NULL, 10));
+    assert_false(asb_owner_parse("asb-x-1-2", &pid, &start));
+    assert_false(asb_owner_parse("other-1-2-3", &pid, &start));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_json_odd_bytes),
         cmocka_unit_test(test_utf8_validator),
         cmocka_unit_test(test_exit_status_mapping),
+        cmocka_unit_test(test_owner_tag_stable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
