@@ -11,6 +11,7 @@ int cli_run(int argc, char **argv);
 int cli_profiles(int argc, char **argv);
 int cli_preflight(int argc, char **argv);
 int cli_cleanup(int argc, char **argv);
+int cli_chaos(int argc, char **argv);
 
 /* "agent-sandbox: error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

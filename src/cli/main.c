@@ -13,6 +13,7 @@ static const struct {
     {"profiles", cli_profiles, "list profiles, their controls, and what this host enforces"},
     {"preflight", cli_preflight, "check kernel features and do one attested hardened run"},
     {"cleanup", cli_cleanup, "remove leftovers of crashed runs"},
+    {"chaos", cli_chaos, "run the attack suite under each profile and print what it stops"},
 };
 
 static void usage(FILE *f)
