@@ -5,4 +5,4 @@ start()
 for line in read_bytes("/proc/self/status").decode().splitlines():
     if line.startswith("Cap"):
         say(line)
-hold(0.5)
+hold(0.8)

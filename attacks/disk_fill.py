@@ -1,5 +1,4 @@
 """Write 40 MB into one file in the working directory (the run's own dir / workspace)."""
-import os
 from chaoslib import start, say
 
 nonce = start()
@@ -11,7 +10,6 @@ try:
             f.write(chunk)
             written += len(chunk)
         f.flush()
-        os.fsync(f.fileno())
 except OSError as e:
     say("disk_fill stopped:", e)
 say("disk_fill wrote", written)

@@ -10,4 +10,4 @@ libc.syscall.restype = ctypes.c_long
 params = ctypes.create_string_buffer(120)
 fd = libc.syscall(425, 8, params)  # io_uring_setup(entries=8, params)
 say("io_uring_setup ->", fd, "errno", ctypes.get_errno() if fd < 0 else 0)
-hold(0.5)
+hold(0.8)

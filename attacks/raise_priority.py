@@ -11,4 +11,4 @@ try:
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
 except OSError as e:
     say("SCHED_FIFO failed:", e)
-hold(0.5)
+hold(0.8)

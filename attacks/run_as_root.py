@@ -8,4 +8,4 @@ try:
 except OSError as e:
     say("setuid(0) failed:", e)
 say("uid", os.getuid(), "euid", os.geteuid())
-hold(0.5)
+hold(0.8)

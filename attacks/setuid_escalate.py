@@ -20,7 +20,7 @@ if pid == 0:
             os.setgroups([])
             os.setresgid(65534, 65534, 65534)
             os.setresuid(65534, 65534, 65534)
-        os.execv(dst, [dst, "-c", "import os,time;print('euid',os.geteuid());time.sleep(0.6)",
+        os.execv(dst, [dst, "-c", "import os,time;print('euid',os.geteuid());time.sleep(0.8)",
                        nonce])
     except OSError as e:
         say("exec failed:", e)

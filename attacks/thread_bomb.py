@@ -13,7 +13,7 @@ try:
 except RuntimeError as e:
     say("thread start failed:", e)
 say("threads", len(threads))
-stop.wait(0.5)
+stop.wait(0.8)
 stop.set()
 for t in threads:
     t.join()

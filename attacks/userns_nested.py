@@ -10,6 +10,6 @@ pid = os.fork()
 if pid == 0:
     r = libc.unshare(0x10000000)  # CLONE_NEWUSER
     say("unshare(CLONE_NEWUSER) ->", r, "errno", ctypes.get_errno() if r else 0)
-    hold(0.5)
+    hold(0.8)
     os._exit(0)
 os.waitpid(pid, 0)

@@ -458,16 +458,17 @@ static asb_chaos_verdict_t j_cpu(const asb_chaos_obs_t *o, const asb_result_t *r
         return say(ASB_CHAOS_ERROR, ev, n, "no duration measured");
     double ratio = r->cpu_time_s / r->duration_s;
     double cap = r->limits_enforced.cpus;
-    if (ratio > 1.3)
+    if (ratio > 1.15)
         return say(ASB_CHAOS_SUCCEEDED, ev, n, "used %.2f CPUs on average (%.2f s CPU in %.2f s)",
                    ratio, r->cpu_time_s, r->duration_s);
-    if (cap > 0 && cap < 1.3 && ratio <= cap + 0.15)
+    if (cap > 0 && cap < 1.15 && ratio <= cap + 0.1)
         return say(ASB_CHAOS_BLOCKED, ev, n,
                    "held to %.2f CPUs (%.2f s CPU in %.2f s) under a %.2f-CPU limit", ratio,
                    r->cpu_time_s, r->duration_s, cap);
     /* Three spinners got little CPU and no limit explains it: other load on the host did. */
     return say(ASB_CHAOS_ERROR, ev, n,
-               "cannot decide: only %.2f CPUs used and no CPU limit below 1.3 (host busy?)", ratio);
+               "cannot decide: only %.2f CPUs used and no CPU limit below 1.15 (host busy?)",
+               ratio);
 }
 
 static asb_chaos_verdict_t j_time(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
