@@ -14,6 +14,7 @@ int cli_cleanup(int argc, char **argv);
 int cli_image(int argc, char **argv);
 int cli_latency(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_chaos(int argc, char **argv);
 
 /* "agent-sandbox: error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

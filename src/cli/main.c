@@ -16,6 +16,7 @@ static const struct {
     {"image", cli_image, "build the docker backend's default image from the host's python"},
     {"latency", cli_latency, "paired latency study of the profiles, with CIs and a plot"},
     {"bench", cli_bench, "score candidate code against held-out oracles in a sandbox lane"},
+    {"chaos", cli_chaos, "run the attack suite under each profile and print what it stops"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,44 @@
+"""Shared helpers for the chaos attacks (stdlib only).
+
+Every attack is run as `python3 ATTACK.py NONCE` inside the sandbox; the harness passes its
+parameters as ASB_CHAOS_* environment additions. What an attack prints is never evidence by
+itself: the harness judges from what it observes (its listeners, its files, /proc, its clocks).
+"""
+import os
+import signal
+import sys
+import time
+
+
+def start(seconds=8):
+    """Arm our own alarm so the attack never hangs, and return the run's nonce."""
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)  # default action: terminate
+    signal.alarm(seconds)
+    return sys.argv[1] if len(sys.argv) > 1 else ""
+
+
+def param(name, default=""):
+    return os.environ.get("ASB_CHAOS_" + name, default)
+
+
+def say(*parts):
+    print(*parts, flush=True)
+
+
+def control():
+    """True in a test-only positive-control run (the harness sets it, never for the matrix)."""
+    return param("CONTROL") == "1"
+
+
+def hold(seconds):
+    """Keep the state alive long enough for the harness's process watcher to see it."""
+    time.sleep(seconds)
+
+
+def read_bytes(path, limit=1 << 20):
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit)
+    except OSError as e:
+        say("read", path, "failed:", e)
+        return b""

@@ -1,0 +1,396 @@
+/* host.c - plant, observe, remove. Every name carries a fresh random part, so concurrent runs
+ * never share an object and a leftover is recognisable (asb-chaos-*). */
+#include "chaos/host.h"
+#include "core/error.h"
+#include "core/plan.h"
+#include "io/rmtree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mount.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define KEY_SPEC_USER_KEYRING (-4)
+#define KEYCTL_INVALIDATE 21
+
+extern char **environ;
+
+void asb_chaos_host_env(asb_chaos_host_t *h, const char *key, const char *fmt, ...)
+{
+    if (h->n_env >= ASB_CHAOS_ENV_MAX)
+        return;
+    char *e = h->env_store[h->n_env];
+    int n = snprintf(e, sizeof(h->env_store[0]), "ASB_CHAOS_%s=", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e + n, sizeof(h->env_store[0]) - (size_t)n, fmt, ap);
+    va_end(ap);
+    h->env[h->n_env] = e;
+    h->n_env++;
+}
+
+static int write_file(const char *path, const char *content, int extra_flags, asb_error_t *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | extra_flags, 0600);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "plant %s", path);
+    size_t len = strlen(content);
+    ssize_t w = write(fd, content, len);
+    if (w != (ssize_t)len) {
+        int e = errno;
+        close(fd);
+        unlink(path);
+        return asb_err_sys(err, w < 0 ? e : EIO, "plant %s", path);
+    }
+    return fd;
+}
+
+static char *read_text(const char *path, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *buf = malloc(cap + 1);
+    size_t off = 0;
+    while (buf && off < cap) {
+        ssize_t n = read(fd, buf + off, cap - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd);
+    if (buf)
+        buf[off] = '\0';
+    return buf;
+}
+
+static char *hex_of(const char *path, off_t offset, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    unsigned char buf[1024];
+    if (len > sizeof(buf))
+        len = sizeof(buf);
+    ssize_t n = pread(fd, buf, len, offset);
+    close(fd);
+    if (n <= 0)
+        return NULL;
+    char *hex = malloc((size_t)n * 2 + 1);
+    for (ssize_t i = 0; hex && i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", buf[i]);
+    return hex;
+}
+
+/* Host-only mount details: block-device sources (e.g. /dev/vda) and mount points at least two
+ * levels deep outside the paths every sandbox has its own of (e.g. /sys/fs/cgroup). One-level
+ * names are left out: "/sys" is also the root field of the sandbox's own /proc/sys mount. Seeing
+ * one inside means the mount table leaks the host. */
+static void mount_markers(asb_chaos_obs_t *o)
+{
+    char *mi = read_text("/proc/self/mountinfo", 1 << 20);
+    if (!mi)
+        return;
+    static const char *const own[] = {"/usr", "/proc",      "/dev", "/tmp",
+                                      "/etc", "/workspace", "/run"};
+    char *save = NULL;
+    for (char *line = strtok_r(mi, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char mp[512] = "", src[512] = "";
+        const char *dash = strstr(line, " - ");
+        if (sscanf(line, "%*s %*s %*s %*s %511s", mp) != 1 || !dash ||
+            sscanf(dash + 3, "%*s %511s", src) != 1)
+            continue;
+        const char *cand[2] = {strncmp(src, "/dev/", 5) == 0 ? src : NULL, mp};
+        for (int k = 0; k < 2; k++) {
+            const char *c = cand[k];
+            if (!c || strlen(c) < 2 || strlen(c) >= sizeof(o->mount_markers[0]) ||
+                (k == 1 && !strchr(c + 1, '/')))
+                continue;
+            bool skip = false;
+            for (size_t i = 0; k == 1 && i < sizeof(own) / sizeof(own[0]); i++) {
+                size_t l = strlen(own[i]);
+                skip |= strncmp(c, own[i], l) == 0 && (c[l] == '\0' || c[l] == '/');
+            }
+            for (int i = 0; i < o->n_mount_markers; i++)
+                skip |= strcmp(o->mount_markers[i], c) == 0;
+            if (!skip && o->n_mount_markers < ASB_CHAOS_MAX_MARKERS)
+                snprintf(o->mount_markers[o->n_mount_markers++], sizeof(o->mount_markers[0]), "%s",
+                         c);
+        }
+    }
+    free(mi);
+}
+
+static void cgroup_targets(asb_chaos_host_t *h)
+{
+    DIR *d = opendir("/sys/fs/cgroup");
+    if (!d)
+        return;
+    struct dirent *de;
+    char probe[300];
+    snprintf(probe, sizeof(probe), "/sys/fs/cgroup/cgroup.procs");
+    if (access(probe, F_OK) == 0) /* pure v2: the root itself is the hierarchy */
+        snprintf(h->cgroup_targets[h->n_cgroup_targets++], sizeof(h->cgroup_targets[0]),
+                 "/sys/fs/cgroup/" ASB_CHAOS_TMP_PREFIX "%s", h->rnd);
+    while ((de = readdir(d)) && h->n_cgroup_targets < ASB_CHAOS_MAX_CGROUP_TARGETS) {
+        if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+            continue;
+        snprintf(probe, sizeof(probe), "/sys/fs/cgroup/%.64s/cgroup.procs", de->d_name);
+        if (access(probe, F_OK) == 0)
+            snprintf(h->cgroup_targets[h->n_cgroup_targets++], sizeof(h->cgroup_targets[0]),
+                     "/sys/fs/cgroup/%.64s/" ASB_CHAOS_TMP_PREFIX "%s", de->d_name, h->rnd);
+    }
+    closedir(d);
+}
+
+static int plant_extras(asb_chaos_host_t *h, asb_chaos_obs_t *o, asb_error_t *err)
+{
+    char rnd[ASB_CHAOS_SECRET_LEN + 1];
+    if (h->plant & ASB_CHAOS_PLANT_VICTIM) {
+        char *const argv[] = {"sleep", "30", NULL};
+        char *const envp[] = {NULL};
+        pid_t pid;
+        int rc = posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, envp);
+        if (rc != 0)
+            return asb_err_sys(err, rc, "spawn victim");
+        h->victim = pid;
+        o->victim_planted = true;
+        o->victim_pid = pid;
+        asb_chaos_host_env(h, "VICTIM_PID", "%d", (int)pid);
+    }
+    if (h->plant & ASB_CHAOS_PLANT_SHM) {
+        unsigned key = 0;
+        if (asb_random_hex(rnd, ASB_CHAOS_SECRET_LEN / 2, err) < 0)
+            return err->code;
+        for (int i = 0; i < 8; i++)
+            key = key * 31u + (unsigned)rnd[i];
+        key |= 0x40000000u;
+        h->shm_id = shmget((key_t)key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+        void *p = h->shm_id >= 0 ? shmat(h->shm_id, NULL, 0) : (void *)-1;
+        if (p == (void *)-1) {
+            snprintf(o->plant_error, sizeof(o->plant_error), "shmget/shmat: %s", strerror(errno));
+        } else {
+            memcpy(p, rnd, sizeof(rnd));
+            shmdt(p);
+            memcpy(o->canary_shm, rnd, sizeof(rnd));
+            asb_chaos_host_env(h, "SHM_KEY", "%u", key);
+        }
+    }
+    if (h->plant & ASB_CHAOS_PLANT_KEY) {
+        char desc[64];
+        snprintf(desc, sizeof(desc), ASB_CHAOS_TMP_PREFIX "%s", h->rnd);
+        if (asb_random_hex(rnd, ASB_CHAOS_SECRET_LEN / 2, err) < 0)
+            return err->code;
+        h->key_id = syscall(SYS_add_key, "user", desc, rnd, strlen(rnd), KEY_SPEC_USER_KEYRING);
+        if (h->key_id < 0) {
+            snprintf(o->plant_error, sizeof(o->plant_error), "add_key: %s", strerror(errno));
+        } else {
+            memcpy(o->canary_key, rnd, sizeof(rnd));
+            asb_chaos_host_env(h, "KEY_DESC", "%s", desc);
+        }
+    }
+    if (h->plant & ASB_CHAOS_PLANT_FD) {
+        char path[300];
+        snprintf(path, sizeof(path), "%s/fdcanary", h->dir);
+        if (asb_random_hex(rnd, ASB_CHAOS_SECRET_LEN / 2, err) < 0)
+            return err->code;
+        /* Deliberately NOT O_CLOEXEC: this is the leaked descriptor the attack hunts for. */
+        if ((h->fd_canary = write_file(path, rnd, 0, err)) < 0)
+            return h->fd_canary;
+        memcpy(o->canary_fd, rnd, sizeof(rnd));
+    }
+    if (h->plant & ASB_CHAOS_PLANT_SYSRQ) {
+        o->sysrq_available = access("/proc/sysrq-trigger", F_OK) == 0;
+        if (o->sysrq_available) {
+            h->kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (h->kmsg_fd < 0 || lseek(h->kmsg_fd, 0, SEEK_END) < 0)
+                o->sysrq_available = false;
+        }
+    }
+    return 0;
+}
+
+int asb_chaos_host_setup(asb_chaos_host_t *h, unsigned plant, asb_chaos_obs_t *o, asb_error_t *err)
+{
+    memset(h, 0, sizeof(*h));
+    h->plant = plant;
+    h->victim = -1;
+    h->shm_id = -1;
+    h->key_id = -1;
+    h->fd_canary = h->kmsg_fd = -1;
+    int rc, fd;
+    if ((rc = asb_random_hex(h->rnd, 8, err)) < 0 || (rc = asb_random_hex(o->nonce, 16, err)) < 0)
+        return rc;
+    snprintf(h->dir, sizeof(h->dir), "/tmp/" ASB_CHAOS_TMP_PREFIX "%s", h->rnd);
+    if (mkdir(h->dir, 0755) < 0) {
+        h->dir[0] = '\0';
+        return asb_err_sys(err, errno, "mkdir harness dir");
+    }
+    snprintf(h->tmp_canary, sizeof(h->tmp_canary), "%s/canary", h->dir);
+    snprintf(h->root_canary, sizeof(h->root_canary), "/root/.%s%s", ASB_CHAOS_TMP_PREFIX, h->rnd);
+    snprintf(h->marker, sizeof(h->marker), "%s/marker", h->dir);
+    snprintf(h->mount_target, sizeof(h->mount_target), "%s/mnt", h->dir);
+    snprintf(h->docker_path, sizeof(h->docker_path), "%s/docker.sock", h->dir);
+    snprintf(h->rootfs_targets[0], sizeof(h->rootfs_targets[0]), "/%s%s", ASB_CHAOS_TMP_PREFIX,
+             h->rnd);
+    snprintf(h->rootfs_targets[1], sizeof(h->rootfs_targets[1]), "/etc/%s%s", ASB_CHAOS_TMP_PREFIX,
+             h->rnd);
+    snprintf(o->mount_target, sizeof(o->mount_target), "%s", h->mount_target);
+    if (mkdir(h->mount_target, 0755) < 0)
+        return asb_err_sys(err, errno, "mkdir %s", h->mount_target);
+
+    if ((rc = asb_random_hex(o->canary_tmp, ASB_CHAOS_SECRET_LEN / 2, err)) < 0 ||
+        (rc = asb_random_hex(o->canary_root, ASB_CHAOS_SECRET_LEN / 2, err)) < 0)
+        return rc;
+    if ((fd = write_file(h->tmp_canary, o->canary_tmp, O_CLOEXEC, err)) < 0)
+        return fd;
+    close(fd);
+    if ((fd = write_file(h->root_canary, o->canary_root, O_CLOEXEC, err)) < 0) {
+        h->root_canary[0] = '\0';
+        return fd;
+    }
+    close(fd);
+    const char *secret = getenv("ASB_CHAOS_SECRET");
+    if (secret)
+        snprintf(o->secret, sizeof(o->secret), "%s", secret);
+    else
+        snprintf(o->plant_error, sizeof(o->plant_error),
+                 "ASB_CHAOS_SECRET is not in the harness's environment");
+
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(o->kernel_release, sizeof(o->kernel_release), "%s", u.release);
+    o->shadow = read_text("/etc/shadow", 64 * 1024);
+    mount_markers(o);
+    o->kcore_hex = hex_of("/proc/kcore", 0, 1024);
+    o->devmem_hex = hex_of("/dev/mem", 0, 256);
+    cgroup_targets(h);
+
+    asb_chaos_host_env(h, "CANARY_ROOT", "%s", h->root_canary);
+    asb_chaos_host_env(h, "CANARY_TMP", "%s", h->tmp_canary);
+    asb_chaos_host_env(h, "MARKER", "%s", h->marker);
+    asb_chaos_host_env(h, "MOUNT_TARGET", "%s", h->mount_target);
+    asb_chaos_host_env(h, "DOCKER_DECOY", "%s", h->docker_path);
+    asb_chaos_host_env(h, "ROOTFS_TARGETS", "%s:%s", h->rootfs_targets[0], h->rootfs_targets[1]);
+    char cg[ASB_CHAOS_MAX_CGROUP_TARGETS * 300 + 1] = "";
+    for (int i = 0; i < h->n_cgroup_targets; i++) {
+        size_t l = strlen(cg);
+        snprintf(cg + l, sizeof(cg) - l, "%s%s", i ? ":" : "", h->cgroup_targets[i]);
+    }
+    if (strlen(cg) < sizeof(h->env_store[0]) - 32)
+        asb_chaos_host_env(h, "CGROUP_TARGETS", "%s", cg);
+    return plant_extras(h, o, err);
+}
+
+static bool mounted_at(const char *path)
+{
+    char *mi = read_text("/proc/self/mountinfo", 1 << 20);
+    if (!mi)
+        return false;
+    bool found = false;
+    char *save = NULL;
+    for (char *line = strtok_r(mi, "\n", &save); line && !found;
+         line = strtok_r(NULL, "\n", &save)) {
+        char mp[512];
+        found = sscanf(line, "%*s %*s %*s %*s %511s", mp) == 1 && strcmp(mp, path) == 0;
+    }
+    free(mi);
+    return found;
+}
+
+void asb_chaos_host_observe(asb_chaos_host_t *h, asb_chaos_obs_t *o)
+{
+    struct stat st;
+    for (int i = 0; i < 2; i++)
+        if (lstat(h->rootfs_targets[i], &st) == 0) {
+            if (!o->host_files_created++)
+                snprintf(o->host_file, sizeof(o->host_file), "%s", h->rootfs_targets[i]);
+        }
+    o->mount_appeared = mounted_at(h->mount_target);
+    for (int i = 0; i < h->n_cgroup_targets; i++)
+        if (lstat(h->cgroup_targets[i], &st) == 0 && !o->cgroup_dirs_created++)
+            snprintf(o->cgroup_dir, sizeof(o->cgroup_dir), "%s", h->cgroup_targets[i]);
+    if (h->victim > 0) {
+        int status;
+        pid_t w = waitpid(h->victim, &status, WNOHANG);
+        if (w == h->victim) {
+            o->victim_killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+            h->victim = -1; /* reaped: nothing left to kill */
+        }
+    }
+    if (h->kmsg_fd >= 0) {
+        char rec[8192];
+        for (;;) {
+            ssize_t n = read(h->kmsg_fd, rec, sizeof(rec) - 1);
+            if (n < 0 && errno == EPIPE)
+                continue; /* records overwritten while we read: keep going */
+            if (n <= 0)
+                break;
+            rec[n] = '\0';
+            if (strcasestr(rec, "sysrq"))
+                o->sysrq_lines++;
+        }
+    }
+}
+
+long long asb_chaos_host_marker_mtime(const asb_chaos_host_t *h)
+{
+    struct stat st;
+    if (stat(h->marker, &st) < 0)
+        return 0;
+    return (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+}
+
+void asb_chaos_host_teardown(asb_chaos_host_t *h)
+{
+    if (h->victim > 0) {
+        kill(h->victim, SIGKILL);
+        while (waitpid(h->victim, NULL, 0) < 0 && errno == EINTR)
+            ;
+        h->victim = -1;
+    }
+    if (h->shm_id >= 0)
+        shmctl(h->shm_id, IPC_RMID, NULL);
+    if (h->key_id >= 0)
+        syscall(SYS_keyctl, KEYCTL_INVALIDATE, h->key_id);
+    if (h->fd_canary >= 0)
+        close(h->fd_canary);
+    if (h->kmsg_fd >= 0)
+        close(h->kmsg_fd);
+    h->shm_id = h->fd_canary = h->kmsg_fd = -1;
+    h->key_id = -1;
+    if (h->root_canary[0])
+        unlink(h->root_canary);
+    for (int i = 0; i < 2; i++)
+        if (h->rootfs_targets[i][0])
+            unlink(h->rootfs_targets[i]);
+    for (int i = 0; i < h->n_cgroup_targets; i++)
+        rmdir(h->cgroup_targets[i]);
+    if (h->dir[0]) {
+        /* A mount the attack made (possibly stacked) must go before the tree is removed. */
+        for (int i = 0; i < 8 && mounted_at(h->mount_target); i++)
+            umount2(h->mount_target, MNT_DETACH);
+        int parent = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        asb_error_t e;
+        if (parent >= 0) {
+            asb_rmtree_at(parent, h->dir + strlen("/tmp/"), &e);
+            close(parent);
+        }
+        h->dir[0] = '\0';
+    }
+}

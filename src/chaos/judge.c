@@ -1,0 +1,606 @@
+/* judge.c - the evidence rules. Every "succeeded" names what the harness saw; every "blocked"
+ * says what the harness looked for and did not find (and, where the run record shows it, what
+ * stopped the attack). docs/ATTACKS.md states each rule in prose. */
+#include "chaos/judge.h"
+#include "core/limits.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIB (1024.0 * 1024.0)
+
+const char *asb_chaos_verdict_name(asb_chaos_verdict_t v)
+{
+    switch (v) {
+    case ASB_CHAOS_SUCCEEDED:
+        return "succeeded";
+    case ASB_CHAOS_BLOCKED:
+        return "blocked";
+    case ASB_CHAOS_NA:
+        return "n/a";
+    case ASB_CHAOS_ERROR:
+        return "error";
+    }
+    return "error";
+}
+
+__attribute__((format(printf, 4, 5))) static asb_chaos_verdict_t
+say(asb_chaos_verdict_t v, char *ev, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ev, n, fmt, ap);
+    va_end(ap);
+    return v;
+}
+
+bool asb_chaos_buf_has(const char *buf, size_t len, const char *needle)
+{
+    size_t nl = needle ? strlen(needle) : 0;
+    return buf && nl && memmem(buf, len, needle, nl) != NULL;
+}
+
+bool asb_chaos_output_has(const asb_result_t *r, const char *needle)
+{
+    return asb_chaos_buf_has((const char *)r->out.data, r->out.len, needle) ||
+           asb_chaos_buf_has((const char *)r->err.data, r->err.len, needle);
+}
+
+/* The nonce shortened for evidence strings (the full value is in the JSON run record). */
+static const char *short_nonce(const asb_chaos_obs_t *o)
+{
+    static const char *const empty = "";
+    return o->nonce[0] ? o->nonce : empty;
+}
+
+static asb_chaos_verdict_t beacon(const asb_chaos_obs_t *o, asb_chaos_channel_t ch,
+                                  const char *prefix, const char *what, char *ev, size_t n)
+{
+    char needle[ASB_CHAOS_NONCE_LEN + 32];
+    snprintf(needle, sizeof(needle), "%s%s", prefix, o->nonce);
+    if (asb_chaos_buf_has(o->beacon[ch], o->beacon_len[ch], needle))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "%s received nonce %.8s (real egress)", what,
+                   short_nonce(o));
+    return say(ASB_CHAOS_BLOCKED, ev, n, "%s received nothing carrying the nonce (%zu bytes seen)",
+               what, o->beacon_len[ch]);
+}
+
+static asb_chaos_verdict_t j_tcp(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_TCP, "tcp:", "TCP listener on host 127.0.0.1", ev, n);
+}
+
+static asb_chaos_verdict_t j_udp(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_UDP, "udp:", "UDP listener on host 127.0.0.1", ev, n);
+}
+
+static asb_chaos_verdict_t j_http(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_HTTP, "GET /beacon/", "HTTP responder on host 127.0.0.1", ev, n);
+}
+
+static asb_chaos_verdict_t j_dns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_DNS, "", "DNS responder on host 127.0.0.1 (query name)", ev, n);
+}
+
+static asb_chaos_verdict_t j_raw(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_UDP, "raw:", "UDP listener (hand-crafted raw packet)", ev, n);
+}
+
+static asb_chaos_verdict_t j_abstract(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                      size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_ABSTRACT, "abstract:", "host abstract unix socket", ev, n);
+}
+
+static asb_chaos_verdict_t j_docker(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)r;
+    return beacon(o, ASB_CHAOS_CH_DOCKER, "nonce=", "host Docker-API socket (harness decoy)", ev,
+                  n);
+}
+
+static asb_chaos_verdict_t planted_in_output(const char *value, const char *what,
+                                             const asb_chaos_obs_t *o, const asb_result_t *r,
+                                             char *ev, size_t n)
+{
+    if (!value[0])
+        return say(ASB_CHAOS_ERROR, ev, n, "harness could not plant the %s: %s", what,
+                   o->plant_error[0] ? o->plant_error : "unknown");
+    if (asb_chaos_output_has(r, value))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "the %s (%.8s...) appeared in the output", what,
+                   value);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the %s never appeared in the output", what);
+}
+
+static asb_chaos_verdict_t j_env_secret(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                        size_t n)
+{
+    return planted_in_output(o->secret, "secret from the harness's own environment", o, r, ev, n);
+}
+
+static asb_chaos_verdict_t j_canary(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    if (!o->canary_root[0] || !o->canary_tmp[0])
+        return say(ASB_CHAOS_ERROR, ev, n, "harness could not plant the canaries: %s",
+                   o->plant_error);
+    bool root = asb_chaos_output_has(r, o->canary_root),
+         tmp = asb_chaos_output_has(r, o->canary_tmp);
+    if (root || tmp)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "host canary content appeared in the output (%s%s%s)", root ? "/root" : "",
+                   root && tmp ? " and " : "", tmp ? "/tmp" : "");
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "neither the /root nor the /tmp canary appeared in the output");
+}
+
+static asb_chaos_verdict_t j_fd(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev, size_t n)
+{
+    return planted_in_output(o->canary_fd, "content of a file the harness held open", o, r, ev, n);
+}
+
+static asb_chaos_verdict_t j_shm(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    if (!o->canary_shm[0])
+        return say(ASB_CHAOS_NA, ev, n, "host SysV shared memory unavailable: %s", o->plant_error);
+    return planted_in_output(o->canary_shm, "host SysV shared-memory canary", o, r, ev, n);
+}
+
+static asb_chaos_verdict_t j_key(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    if (!o->canary_key[0])
+        return say(ASB_CHAOS_NA, ev, n, "host keyring unavailable: %s", o->plant_error);
+    return planted_in_output(o->canary_key, "host user-keyring canary", o, r, ev, n);
+}
+
+static asb_chaos_verdict_t j_shadow(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    if (!o->shadow)
+        return say(ASB_CHAOS_NA, ev, n, "the harness cannot read the host's /etc/shadow itself");
+    const char *p = o->shadow;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len >= 8 && memchr(p, ':', len)) {
+            char line[512];
+            snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+                     p);
+            if (asb_chaos_output_has(r, line)) {
+                const char *colon = strchr(line, ':');
+                return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                           "a line of the host's /etc/shadow (user %.*s) appeared in the output",
+                           (int)(colon - line), line);
+            }
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "no line of the host's /etc/shadow appeared in the output");
+}
+
+static const asb_file_out_t *file_out(const asb_result_t *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_files_out; i++)
+        if (strcmp(r->files_out[i].name, name) == 0)
+            return &r->files_out[i];
+    return NULL;
+}
+
+static const char *refusal(const asb_result_t *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_files_refused; i++)
+        if (strcmp(r->files_refused[i].name, name) == 0)
+            return r->files_refused[i].reason;
+    return NULL;
+}
+
+static asb_chaos_verdict_t j_disk_fill(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                       size_t n)
+{
+    const uint64_t want = 40 * ASB_MIB;
+    const asb_file_out_t *f = file_out(r, "fill.bin");
+    if (f && f->content.len >= want &&
+        asb_chaos_buf_has((const char *)f->content.data, 4096, o->nonce))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "harness read back %zu bytes of fill.bin (>= 40 MiB)", f->content.len);
+    if (f)
+        return say(ASB_CHAOS_BLOCKED, ev, n, "only %.1f MiB of fill.bin were stored",
+                   (double)f->content.len / MIB);
+    const char *why = refusal(r, "fill.bin");
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no fill.bin to read back (%s)", why ? why : "missing");
+}
+
+static asb_chaos_verdict_t fileout_canary(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                          size_t n)
+{
+    if (!o->canary_root[0] || !o->canary_tmp[0])
+        return say(ASB_CHAOS_ERROR, ev, n, "harness could not plant the canaries: %s",
+                   o->plant_error);
+    const asb_file_out_t *f = file_out(r, "out.txt");
+    if (f && (asb_chaos_buf_has((const char *)f->content.data, f->content.len, o->canary_root) ||
+              asb_chaos_buf_has((const char *)f->content.data, f->content.len, o->canary_tmp)))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "file-out returned out.txt holding the host canary (%zu bytes)", f->content.len);
+    const char *why = refusal(r, "out.txt");
+    if (why)
+        return say(ASB_CHAOS_BLOCKED, ev, n, "file-out refused out.txt: %s", why);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "out.txt %s without the canary",
+               f ? "came back" : "did not come back");
+}
+
+static asb_chaos_verdict_t j_rootfs(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)r;
+    if (o->host_files_created)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "%d new file(s) on the host, e.g. %s",
+                   o->host_files_created, o->host_file);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no new file appeared in the host's / or /etc");
+}
+
+static asb_chaos_verdict_t need_watch(const asb_chaos_obs_t *o, char *ev, size_t n)
+{
+    if (!o->watched || o->watch.max_procs == 0)
+        return say(ASB_CHAOS_ERROR, ev, n,
+                   "the process watcher never saw the program (%d scans): cannot decide",
+                   o->watch.scans);
+    return ASB_CHAOS_SUCCEEDED; /* "go on" */
+}
+
+static asb_chaos_verdict_t j_root(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.host_root)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "a process of the run had euid 0 in the host's user namespace");
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the run's processes had host euid %ld, not 0",
+               o->watch.euid_seen);
+}
+
+static asb_chaos_verdict_t j_setuid(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.escalated)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "a process ran with real uid %ld but effective uid %ld (host view)",
+                   o->watch.esc_ruid, o->watch.esc_euid);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "every process had euid == ruid (setuid bit ignored)");
+}
+
+static asb_chaos_verdict_t j_caps(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.cap_eff)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "CapEff=%016llx %s",
+                   (unsigned long long)o->watch.cap_eff,
+                   o->watch.cap_in_host_userns ? "in the host's user namespace"
+                                               : "(in a child user namespace only)");
+    return say(ASB_CHAOS_BLOCKED, ev, n, "CapEff was 0 in every process of the run");
+}
+
+static asb_chaos_verdict_t j_mount(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                   size_t n)
+{
+    (void)r;
+    if (o->mount_appeared)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "a new mount appeared in the host's table at %s",
+                   o->mount_target);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the host's mount table never showed %s", o->mount_target);
+}
+
+static asb_chaos_verdict_t j_priority(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                      size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.min_nice < 0 || o->watch.rt_policy > 0)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "host /proc showed nice %d, policy %s",
+                   o->watch.min_nice,
+                   o->watch.rt_policy == 1   ? "SCHED_FIFO"
+                   : o->watch.rt_policy == 2 ? "SCHED_RR"
+                                             : "normal");
+    return say(ASB_CHAOS_BLOCKED, ev, n, "nice stayed >= 0 and the policy normal");
+}
+
+static asb_chaos_verdict_t j_kernel(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    if (asb_chaos_output_has(r, o->kernel_release))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "host kernel release %s appeared in the output",
+                   o->kernel_release);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the host kernel release never appeared in the output");
+}
+
+static asb_chaos_verdict_t j_mountinfo(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                       size_t n)
+{
+    if (o->n_mount_markers == 0)
+        return say(ASB_CHAOS_NA, ev, n, "the host's mount table has no host-only markers");
+    for (int i = 0; i < o->n_mount_markers; i++) {
+        char tok[200];
+        snprintf(tok, sizeof(tok), " %s ", o->mount_markers[i]);
+        if (asb_chaos_output_has(r, tok))
+            return say(ASB_CHAOS_SUCCEEDED, ev, n, "host mount detail '%s' visible in the output",
+                       o->mount_markers[i]);
+    }
+    return say(ASB_CHAOS_BLOCKED, ev, n, "none of %d host mount sources/points appeared",
+               o->n_mount_markers);
+}
+
+static asb_chaos_verdict_t j_sysrq(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                   size_t n)
+{
+    (void)r;
+    if (!o->sysrq_available)
+        return say(ASB_CHAOS_NA, ev, n,
+                   "this host kernel has no /proc/sysrq-trigger or readable /dev/kmsg");
+    if (o->sysrq_lines > 0)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "%d new sysrq record(s) in the host kernel log",
+                   o->sysrq_lines);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no sysrq record reached the host kernel log");
+}
+
+static asb_chaos_verdict_t host_bytes(const char *hex, const char *what, const asb_result_t *r,
+                                      char *ev, size_t n)
+{
+    if (!hex)
+        return say(ASB_CHAOS_NA, ev, n, "this host has no %s (the harness cannot read one)", what);
+    if (asb_chaos_output_has(r, hex))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "output holds the bytes the harness read from %s",
+                   what);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "output never held the host's %s bytes", what);
+}
+
+static asb_chaos_verdict_t j_kcore(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                   size_t n)
+{
+    return host_bytes(o->kcore_hex, "/proc/kcore", r, ev, n);
+}
+
+static asb_chaos_verdict_t j_devmem(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    return host_bytes(o->devmem_hex, "/dev/mem", r, ev, n);
+}
+
+static asb_chaos_verdict_t j_cgroupfs(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                      size_t n)
+{
+    (void)r;
+    if (o->cgroup_dirs_created)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "%d new cgroup(s) on the host, e.g. %s",
+                   o->cgroup_dirs_created, o->cgroup_dir);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no new cgroup appeared in the host's hierarchies");
+}
+
+static uint64_t peak_bytes(const asb_result_t *r)
+{
+    uint64_t rss = r->max_rss_kb > 0 ? (uint64_t)r->max_rss_kb * 1024u : 0;
+    return r->memory_peak_bytes > rss ? r->memory_peak_bytes : rss;
+}
+
+static asb_chaos_verdict_t j_memory(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)o;
+    uint64_t peak = peak_bytes(r);
+    if (peak >= 300 * ASB_MIB && !r->out_of_memory)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "peak memory %.0f MiB (kernel accounting)",
+                   (double)peak / MIB);
+    if (r->out_of_memory)
+        return say(ASB_CHAOS_BLOCKED, ev, n, "killed by the memory cgroup (OOM) at %.0f MiB",
+                   (double)peak / MIB);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "peak memory only %.0f MiB (status %s)",
+               (double)peak / MIB, asb_status_name(r->status));
+}
+
+static asb_chaos_verdict_t j_threads(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                     size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.max_threads >= 200)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "host /proc showed %d threads in one process",
+                   o->watch.max_threads);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "at most %d threads ever existed (pids limit)",
+               o->watch.max_threads);
+}
+
+static asb_chaos_verdict_t j_forks(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                   size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.max_procs >= 300)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "host /proc showed %d processes of the run at once",
+                   o->watch.max_procs);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "at most %d processes ever existed (pids limit)",
+               o->watch.max_procs);
+}
+
+static asb_chaos_verdict_t j_cpu(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    (void)o;
+    if (r->duration_s <= 0)
+        return say(ASB_CHAOS_ERROR, ev, n, "no duration measured");
+    double ratio = r->cpu_time_s / r->duration_s;
+    double cap = r->limits_enforced.cpus;
+    if (ratio > 1.15)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "used %.2f CPUs on average (%.2f s CPU in %.2f s)",
+                   ratio, r->cpu_time_s, r->duration_s);
+    if (cap > 0 && cap < 1.15 && ratio <= cap + 0.1)
+        return say(ASB_CHAOS_BLOCKED, ev, n,
+                   "held to %.2f CPUs (%.2f s CPU in %.2f s) under a %.2f-CPU limit", ratio,
+                   r->cpu_time_s, r->duration_s, cap);
+    /* Three spinners got little CPU and no limit explains it: other load on the host did. */
+    return say(ASB_CHAOS_ERROR, ev, n,
+               "cannot decide: only %.2f CPUs used and no CPU limit below 1.15 (host busy?)",
+               ratio);
+}
+
+static asb_chaos_verdict_t j_time(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    if (r->duration_s >= 3.0 && r->status == ASB_STATUS_COMPLETED)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "ran %.2f s on the harness's clock (timeout %.1f s)",
+                   r->duration_s, o->timeout_s);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "stopped after %.2f s on the harness's clock (status %s)",
+               r->duration_s, asb_status_name(r->status));
+}
+
+static asb_chaos_verdict_t j_orphan(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)r;
+    if (!o->after_checked)
+        return say(ASB_CHAOS_ERROR, ev, n, "the after-run check did not happen");
+    if (o->alive_after > 0 || o->marker_changed_after)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "%d process(es) of the run alive after it returned%s (harness killed them)",
+                   o->alive_after, o->marker_changed_after ? "; marker kept changing" : "");
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no process of the run survived it; marker unchanged");
+}
+
+static asb_chaos_verdict_t j_flood(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                   size_t n)
+{
+    (void)o;
+    if (r->out.len >= 50 * ASB_MIB)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "the harness received %zu bytes of output",
+                   r->out.len);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "output capped at %zu bytes (status %s)", r->out.len,
+               asb_status_name(r->status));
+}
+
+static asb_chaos_verdict_t j_victim(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)r;
+    if (!o->victim_planted)
+        return say(ASB_CHAOS_ERROR, ev, n, "harness could not start its victim process");
+    if (o->victim_killed)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "the harness's victim (host pid %d) died of SIGKILL",
+                   o->victim_pid);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the harness's victim (host pid %d) survived",
+               o->victim_pid);
+}
+
+static asb_chaos_verdict_t j_io_uring(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                      size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.io_uring)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "an io_uring instance sat in a process's fd table");
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no io_uring fd ever appeared in the run's processes");
+}
+
+static asb_chaos_verdict_t j_userns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                    size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.userns_count >= 2)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "the run's processes lived in %d user namespaces",
+                   o->watch.userns_count);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "all processes stayed in one user namespace");
+}
+
+static const struct {
+    const char *name;
+    asb_chaos_judge_fn fn;
+} JUDGES[] = {
+    {"tcp_egress", j_tcp},
+    {"udp_egress", j_udp},
+    {"http_egress", j_http},
+    {"dns_resolve", j_dns},
+    {"env_secret_read", j_env_secret},
+    {"host_canary_read", j_canary},
+    {"etc_shadow_read", j_shadow},
+    {"disk_fill", j_disk_fill},
+    {"symlink_fileout", fileout_canary},
+    {"hardlink_fileout", fileout_canary},
+    {"rootfs_write", j_rootfs},
+    {"run_as_root", j_root},
+    {"setuid_escalate", j_setuid},
+    {"cap_effective", j_caps},
+    {"raw_socket", j_raw},
+    {"mount_syscall", j_mount},
+    {"raise_priority", j_priority},
+    {"kernel_version_leak", j_kernel},
+    {"mountinfo_leak", j_mountinfo},
+    {"sysrq_trigger", j_sysrq},
+    {"kcore_read", j_kcore},
+    {"dev_mem", j_devmem},
+    {"docker_socket", j_docker},
+    {"cgroupfs_write", j_cgroupfs},
+    {"memory_bomb", j_memory},
+    {"thread_bomb", j_threads},
+    {"fork_bomb", j_forks},
+    {"cpu_spin", j_cpu},
+    {"time_bomb", j_time},
+    {"orphan_survivor", j_orphan},
+    {"output_flood", j_flood},
+    {"kill_host_process", j_victim},
+    {"abstract_unix", j_abstract},
+    {"sysv_shm_read", j_shm},
+    {"keyring_read", j_key},
+    {"io_uring_setup", j_io_uring},
+    {"userns_nested", j_userns},
+    {"fd_inherit", j_fd},
+};
+
+asb_chaos_judge_fn asb_chaos_judge_for(const char *attack)
+{
+    for (size_t i = 0; i < sizeof(JUDGES) / sizeof(JUDGES[0]); i++)
+        if (strcmp(JUDGES[i].name, attack) == 0)
+            return JUDGES[i].fn;
+    return NULL;
+}
+
+asb_chaos_verdict_t asb_chaos_judge(const char *attack, int rc, const asb_chaos_obs_t *o,
+                                    const asb_result_t *r, char *ev, size_t n)
+{
+    asb_chaos_judge_fn fn = asb_chaos_judge_for(attack);
+    if (!fn)
+        return say(ASB_CHAOS_ERROR, ev, n, "no judge for attack '%s'", attack);
+    if (r->status == ASB_STATUS_SANDBOX_ERROR || rc < 0)
+        return say(ASB_CHAOS_ERROR, ev, n, "sandbox error: %s",
+                   r->error ? r->error : "asb_run failed");
+    return fn(o, r, ev, n);
+}

@@ -1,0 +1,90 @@
+/* obs.h - what the harness itself observed around one attack run. Judges read only this and the
+ * run's result record (the harness's own clocks and byte counts, the kernel's cgroup counters);
+ * nothing the sandboxed program says about itself is evidence. */
+#ifndef ASB_CHAOS_OBS_H
+#define ASB_CHAOS_OBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Listener channels of the beacon, all on host loopback (or host-only unix sockets). */
+typedef enum asb_chaos_channel {
+    ASB_CHAOS_CH_TCP = 0,
+    ASB_CHAOS_CH_UDP,
+    ASB_CHAOS_CH_HTTP,
+    ASB_CHAOS_CH_DNS, /* decoded query names, one per line */
+    ASB_CHAOS_CH_ABSTRACT,
+    ASB_CHAOS_CH_DOCKER,
+    ASB_CHAOS_CH_COUNT
+} asb_chaos_channel_t;
+
+#define ASB_CHAOS_NONCE_LEN 32
+#define ASB_CHAOS_SECRET_LEN 48
+#define ASB_CHAOS_MAX_MARKERS 32
+
+/* The process watcher's view of every host process whose command line carries the nonce. */
+typedef struct asb_chaos_watch {
+    int scans;       /* /proc scans done while the run was live */
+    int max_procs;   /* most processes of the run seen at once */
+    int max_threads; /* most threads in one process of the run */
+    bool host_root;  /* euid 0 in the host's user namespace */
+    long euid_seen;  /* an effective uid seen (host view), -1 when none */
+    bool escalated;  /* euid != ruid (a setuid exec took effect) */
+    long esc_ruid, esc_euid;
+    uint64_t cap_eff;        /* union of CapEff over the run's processes */
+    bool cap_in_host_userns; /* ... held by a process in the host's user namespace */
+    int min_nice;            /* lowest nice value seen (0 when none below 0) */
+    int rt_policy;           /* highest scheduling policy seen: 1 FIFO, 2 RR */
+    int userns_count;        /* distinct user namespaces among the run's processes */
+    bool io_uring;           /* an io_uring instance in a process's fd table */
+} asb_chaos_watch_t;
+
+typedef struct asb_chaos_obs {
+    char nonce[ASB_CHAOS_NONCE_LEN + 1];
+    double timeout_s; /* the run's wall-clock limit as configured by the harness */
+
+    /* Bytes the harness's listeners received (NUL-terminated, capped). */
+    char *beacon[ASB_CHAOS_CH_COUNT];
+    size_t beacon_len[ASB_CHAOS_CH_COUNT];
+
+    /* Random values the harness planted; empty string when not planted. */
+    char secret[ASB_CHAOS_SECRET_LEN + 1];      /* in the harness's own environment */
+    char canary_root[ASB_CHAOS_SECRET_LEN + 1]; /* content of a file in /root */
+    char canary_tmp[ASB_CHAOS_SECRET_LEN + 1];  /* content of a file in /tmp */
+    char canary_fd[ASB_CHAOS_SECRET_LEN + 1];   /* content of a file the harness holds open */
+    char canary_shm[ASB_CHAOS_SECRET_LEN + 1];  /* a SysV shared-memory segment */
+    char canary_key[ASB_CHAOS_SECRET_LEN + 1];  /* a key in the user keyring */
+    char plant_error[256];                      /* why a planted object could not be made */
+
+    /* Host state after the run. */
+    int host_files_created;
+    char host_file[256];
+    bool mount_appeared;
+    char mount_target[256];
+    int cgroup_dirs_created;
+    char cgroup_dir[256];
+    bool victim_planted, victim_killed;
+    int victim_pid;
+
+    bool watched;
+    asb_chaos_watch_t watch;
+    bool after_checked;
+    int alive_after;           /* processes of the run alive after asb_run returned */
+    bool marker_changed_after; /* the orphan's marker kept changing after the run */
+
+    /* Reference facts the harness read itself. */
+    char kernel_release[128];
+    char *shadow;                                   /* host /etc/shadow, NULL when unreadable */
+    char mount_markers[ASB_CHAOS_MAX_MARKERS][160]; /* host-only mount sources / points */
+    int n_mount_markers;
+    char *kcore_hex;  /* first 1 KiB of /proc/kcore, NULL when the host has none */
+    char *devmem_hex; /* first 256 bytes of physical memory, NULL when unavailable */
+    bool sysrq_available;
+    int sysrq_lines; /* new "sysrq" records in the kernel log during the run */
+} asb_chaos_obs_t;
+
+void asb_chaos_obs_init(asb_chaos_obs_t *o);
+void asb_chaos_obs_free(asb_chaos_obs_t *o);
+
+#endif

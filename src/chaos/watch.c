@@ -1,0 +1,297 @@
+/* watch.c - the /proc watcher. The host's view of a sandboxed process is the kernel's, not the
+ * program's: uids are shown as mapped into the host's user namespace, CapEff as held. */
+#include "chaos/watch.h"
+#include "core/error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_NS 16
+#define CACHE_SLOTS 8192
+
+/* pid -> (start time, comm, carries the nonce?). Reading /proc/PID/cmdline takes the target's
+ * mmap lock, which a process deep in memory reclaim (another run's memory bomb) can hold for
+ * seconds; each process image is therefore read once, and recognised afterwards by its start
+ * time and comm from /proc/PID/stat, which needs no such lock. comm changes at exec, so a
+ * process first seen before it exec'd the attack is read again after. */
+typedef struct cache_slot {
+    int pid;
+    unsigned long long start;
+    char comm[20];
+    bool match;
+} cache_slot_t;
+
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off < size - 1) {
+        ssize_t n = read(fd, buf + off, size - 1 - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd);
+    buf[off] = '\0';
+    return (ssize_t)off;
+}
+
+static bool cmdline_has(int pid, const char *nonce)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+    ssize_t n = read_small(path, buf, sizeof(buf));
+    return n > 0 && memmem(buf, (size_t)n, nonce, strlen(nonce)) != NULL;
+}
+
+static unsigned long ns_inode(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (unsigned long)st.st_ino : 0;
+}
+
+void asb_chaos_watch_status(asb_chaos_watch_t *w, const char *status, bool in_host_userns)
+{
+    const char *p;
+    long r, e, s, f;
+    if ((p = strstr(status, "\nUid:")) && sscanf(p + 5, "%ld %ld %ld %ld", &r, &e, &s, &f) == 4) {
+        if (w->euid_seen < 0 || e == 0)
+            w->euid_seen = e;
+        if (e == 0 && in_host_userns)
+            w->host_root = true;
+        if (e != r && !w->escalated) {
+            w->escalated = true;
+            w->esc_ruid = r;
+            w->esc_euid = e;
+        }
+    }
+    unsigned long long cap;
+    if ((p = strstr(status, "\nCapEff:")) && sscanf(p + 8, "%llx", &cap) == 1 && cap) {
+        w->cap_eff |= cap;
+        if (in_host_userns)
+            w->cap_in_host_userns = true;
+    }
+    int th;
+    if ((p = strstr(status, "\nThreads:")) && sscanf(p + 9, "%d", &th) == 1 && th > w->max_threads)
+        w->max_threads = th;
+}
+
+/* nice and policy from /proc/<pid>/stat: fields 19 and 41, counted after the ")" of comm. */
+static void read_sched(asb_chaos_watch_t *w, int pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    if (read_small(path, buf, sizeof(buf)) <= 0)
+        return;
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return;
+    int field = 2;
+    long nice = 0, policy = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        field++;
+        if (field == 19)
+            nice = strtol(tok, NULL, 10);
+        if (field == 41) {
+            policy = strtol(tok, NULL, 10);
+            break;
+        }
+    }
+    if (nice < w->min_nice)
+        w->min_nice = (int)nice;
+    if ((policy == 1 || policy == 2) && policy > w->rt_policy)
+        w->rt_policy = (int)policy;
+}
+
+static bool has_io_uring(int pid)
+{
+    char path[64], link[128];
+    snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *de;
+    while (!found && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char fdp[300];
+        snprintf(fdp, sizeof(fdp), "%s/%s", path, de->d_name);
+        ssize_t n = readlink(fdp, link, sizeof(link) - 1);
+        if (n > 0) {
+            link[n] = '\0';
+            found = strstr(link, "io_uring") != NULL;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static unsigned long long start_time(int pid, char *comm, size_t comm_len)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    if (read_small(path, buf, sizeof(buf)) <= 0)
+        return 0;
+    char *p = strrchr(buf, ')'), *open_paren = strchr(buf, '(');
+    if (!p || !open_paren || p < open_paren)
+        return 0;
+    snprintf(comm, comm_len, "%.*s", (int)(p - open_paren - 1), open_paren + 1);
+    int field = 2;
+    char *save = NULL;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+        if (++field == 22)
+            return strtoull(tok, NULL, 10);
+    return 0;
+}
+
+static bool is_run_process(cache_slot_t *cache, int pid, const char *nonce)
+{
+    char comm[20];
+    unsigned long long st = start_time(pid, comm, sizeof(comm));
+    if (!st)
+        return false;
+    cache_slot_t *s = &cache[(unsigned)pid % CACHE_SLOTS];
+    if (s->pid == pid && s->start == st && strcmp(s->comm, comm) == 0)
+        return s->match;
+    s->pid = pid;
+    s->start = st;
+    snprintf(s->comm, sizeof(s->comm), "%s", comm);
+    s->match = cmdline_has(pid, nonce);
+    return s->match;
+}
+
+static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns, int *n_ns)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    int procs = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        int pid = atoi(de->d_name);
+        if (!is_run_process(cache, pid, wt->nonce))
+            continue;
+        procs++;
+        char path[64], status[4096];
+        snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+        unsigned long uns = ns_inode(path);
+        bool known = false;
+        for (int i = 0; i < *n_ns; i++)
+            known |= ns[i] == uns;
+        if (uns && !known && *n_ns < MAX_NS)
+            ns[(*n_ns)++] = uns;
+        snprintf(path, sizeof(path), "/proc/%d/status", pid);
+        if (read_small(path, status, sizeof(status)) > 0)
+            asb_chaos_watch_status(&wt->w, status, uns && uns == wt->host_userns);
+        read_sched(&wt->w, pid);
+        if (wt->fds && !wt->w.io_uring && has_io_uring(pid))
+            wt->w.io_uring = true;
+    }
+    closedir(d);
+    if (procs > wt->w.max_procs)
+        wt->w.max_procs = procs;
+    wt->w.userns_count = *n_ns;
+    wt->w.scans++;
+}
+
+static void *watch_main(void *arg)
+{
+    asb_chaos_watcher_t *wt = arg;
+    unsigned long ns[MAX_NS];
+    int n_ns = 0;
+    cache_slot_t *cache = calloc(CACHE_SLOTS, sizeof(*cache));
+    if (!cache)
+        return NULL; /* no scans: the judges say `error`, never a guess */
+    for (;;) {
+        scan(wt, cache, ns, &n_ns);
+        struct pollfd p = {.fd = wt->stop_efd, .events = POLLIN};
+        if (poll(&p, 1, ASB_CHAOS_WATCH_INTERVAL_MS) > 0)
+            break;
+    }
+    free(cache);
+    return NULL;
+}
+
+int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, asb_error_t *err)
+{
+    memset(wt, 0, sizeof(*wt));
+    snprintf(wt->nonce, sizeof(wt->nonce), "%s", nonce);
+    wt->fds = fds;
+    wt->w.euid_seen = -1;
+    wt->host_userns = ns_inode("/proc/self/ns/user");
+    if ((wt->stop_efd = eventfd(0, EFD_CLOEXEC)) < 0)
+        return asb_err_sys(err, errno, "watcher eventfd");
+    int rc = pthread_create(&wt->thread, NULL, watch_main, wt);
+    if (rc != 0) {
+        close(wt->stop_efd);
+        wt->stop_efd = -1;
+        return asb_err_sys(err, rc, "watcher thread");
+    }
+    wt->running = true;
+    return 0;
+}
+
+void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out)
+{
+    if (wt->running) {
+        uint64_t one = 1;
+        ssize_t w = write(wt->stop_efd, &one, sizeof(one));
+        (void)w;
+        pthread_join(wt->thread, NULL);
+        wt->running = false;
+    }
+    if (wt->stop_efd >= 0)
+        close(wt->stop_efd);
+    wt->stop_efd = -1;
+    if (out)
+        *out = wt->w;
+}
+
+int asb_chaos_survivors(const char *nonce, bool kill_them)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        int pid = atoi(de->d_name);
+        if (pid == getpid())
+            continue;
+        int pidfd = kill_them ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+        /* Match after opening the pidfd: if the pid was recycled in between, the new process
+         * does not carry the nonce and is left alone. */
+        if (!cmdline_has(pid, nonce)) {
+            if (pidfd >= 0)
+                close(pidfd);
+            continue;
+        }
+        found++;
+        if (pidfd >= 0) {
+            syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+            close(pidfd);
+        }
+    }
+    closedir(d);
+    return found;
+}

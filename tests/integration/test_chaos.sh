@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# test_chaos.sh - the full chaos matrix once, plus every attack's positive control.
+# Fails when: any attack outside {kernel_version_leak, mountinfo_leak} succeeds under hardened;
+# any verdict is `error` (after one re-run of just the errored cells: `error` under heavy foreign
+# load on a 2-core host is honest, twice in a row is a failure); a positive control does not
+# say `succeeded` (n/a is accepted only where the host lacks the feature, and printed as SKIP);
+# a cell the design says must be blocked under hardened is not.
+set -euo pipefail
+CLI=${ASB_CLI:-$(dirname "$0")/../../build/agent-sandbox}
+PY=/usr/bin/python3
+if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root (native sandboxes, host canary in /root)"; exit 0; fi
+out=$(mktemp -d /tmp/asb-chaos-test-XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+start=$(date +%s.%N)
+"$CLI" chaos --profiles subprocess,baseline,hardened --jobs 6 --out "$out/matrix.json" >"$out/matrix.txt" || true
+end=$(date +%s.%N)
+tail -5 "$out/matrix.txt"
+echo "full matrix wall time: $($PY -c "print(round($end-$start,1))") s"
+
+"$CLI" chaos --controls --jobs 6 --out "$out/controls.json" >"$out/controls.txt" || true
+
+# Re-run, once, only the attacks that errored anywhere.
+retry=$($PY - "$out/matrix.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(",".join(sorted({r["attack"] for r in d["runs"] if r["verdict"] == "error"})))
+PY
+)
+if [ -n "$retry" ]; then
+    echo "re-running errored attacks once: $retry"
+    sleep 2
+    "$CLI" chaos --profiles subprocess,baseline,hardened --attacks "$retry" --out "$out/retry.json" >/dev/null || true
+fi
+
+$PY - "$out/matrix.json" "$out/controls.json" "${retry:+$out/retry.json}" <<'PY'
+import json, sys
+matrix = json.load(open(sys.argv[1]))
+controls = json.load(open(sys.argv[2]))
+retry = json.load(open(sys.argv[3])) if len(sys.argv) > 3 and sys.argv[3] else None
+allowed = {"kernel_version_leak", "mountinfo_leak"}
+fail = []
+runs = {(r["attack"], r["profile"]): r for r in matrix["runs"]}
+if retry:
+    for r in retry["runs"]:
+        old = runs.get((r["attack"], r["profile"]))
+        if old and old["verdict"] == "error":
+            runs[(r["attack"], r["profile"])] = r
+assert len(matrix["attacks"]) >= 30, "fewer than 30 attacks"
+for (attack, profile), r in sorted(runs.items()):
+    if r["verdict"] == "error":
+        fail.append(f"{attack}/{profile}: error: {r['evidence']}")
+    if profile == "hardened" and r["verdict"] == "succeeded" and attack not in allowed:
+        fail.append(f"HARDENED RUNTIME BUG: {attack} succeeded: {r['evidence']}")
+    if profile == "hardened" and attack not in allowed and r["verdict"] not in ("blocked", "n/a"):
+        fail.append(f"{attack}/hardened: {r['verdict']} (expected blocked)")
+for r in controls["runs"]:
+    if r["verdict"] == "succeeded":
+        continue
+    if r["verdict"] == "n/a":
+        print(f"SKIP: positive control of {r['attack']}: {r['evidence']}")
+        continue
+    fail.append(f"positive control {r['attack']} ({r['run_profile']}): {r['verdict']}: {r['evidence']}")
+hard = sum(1 for (a, p), r in runs.items() if p == "hardened" and r["verdict"] == "succeeded")
+print(f"hardened: {hard} succeeded (allowed: {sorted(allowed)})")
+print(f"controls: {sum(r['verdict'] == 'succeeded' for r in controls['runs'])}/{len(controls['runs'])} succeeded")
+for f in fail:
+    print("FAIL:", f)
+sys.exit(1 if fail else 0)
+PY
+# Nothing planted may be left behind on the host.
+left=$(ls -d /tmp/asb-chaos-[0-9a-f]* /root/.asb-chaos-* /asb-chaos-* /etc/asb-chaos-* 2>/dev/null | grep -v "$out" || true)
+if [ -n "$left" ]; then echo "FAIL: leftovers: $left"; exit 1; fi
+echo "PASS"
