@@ -137,6 +137,31 @@ static int overlay_usr(int usr_tree, uint64_t upper_bytes, asb_error_t *err)
     return 0;
 }
 
+/* hardened: /usr as a read-only overlay with a single lower layer (a private bind of the host's
+ * /usr, detached right after). The workload's mount table then shows "overlay" where a bind
+ * mount would show the host's block device and file system options (mountinfo_leak). */
+static int readonly_overlay_usr(asb_error_t *err)
+{
+    const char *lower = NEWROOT "/.l", *empty = NEWROOT "/.e";
+    int rc;
+    /* An overlay without an upper layer needs two lower layers: the second one is empty. */
+    if ((rc = mkdir_p(lower, 0700, err)) < 0 || (rc = mkdir_p(empty, 0755, err)) < 0 ||
+        (rc = xmount("/usr", lower, NULL, MS_BIND | MS_REC, NULL, err)) < 0)
+        return rc;
+    if (chdir(NEWROOT) < 0)
+        return asb_err_sys(err, errno, "chdir new root");
+    rc = xmount("overlay", NEWROOT "/usr", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                "lowerdir=.l:.e", err);
+    if (chdir("/") < 0 && rc == 0)
+        rc = asb_err_sys(err, errno, "chdir /");
+    if (rc < 0)
+        return rc;
+    if (umount2(lower, MNT_DETACH) < 0 || rmdir(lower) < 0 || rmdir(empty) < 0)
+        return asb_err_sys(err, errno, "remove overlay staging");
+    return restrict_mount(NEWROOT "/usr", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                          false, err);
+}
+
 static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
 {
     static const char *const top[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
@@ -145,6 +170,8 @@ static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
         return rc;
     if (spec->root == ASB_ROOT_OVERLAY_RW)
         rc = overlay_usr(usr_tree, spec->tmp_bytes, err);
+    else if (spec->root == ASB_ROOT_ALLOWLIST_RO)
+        rc = readonly_overlay_usr(err);
     else
         rc = bind_ro("/usr", NEWROOT "/usr", err);
     if (rc < 0)
