@@ -50,12 +50,21 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
     return (ssize_t)off;
 }
 
-static bool cmdline_has(int pid, const char *nonce)
+/* 1 carries the nonce, 0 does not, -1 cannot tell yet: during execve the new comm is visible
+ * before the new argument area is, and cmdline then reads empty. */
+static int cmdline_match(int pid, const char *nonce)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
     ssize_t n = read_small(path, buf, sizeof(buf));
-    return n > 0 && memmem(buf, (size_t)n, nonce, strlen(nonce)) != NULL;
+    if (n <= 0)
+        return -1;
+    return memmem(buf, (size_t)n, nonce, strlen(nonce)) != NULL;
+}
+
+static bool cmdline_has(int pid, const char *nonce)
+{
+    return cmdline_match(pid, nonce) == 1;
 }
 
 static unsigned long ns_inode(const char *path)
@@ -169,10 +178,15 @@ static bool is_run_process(cache_slot_t *cache, int pid, const char *nonce)
     cache_slot_t *s = &cache[(unsigned)pid % CACHE_SLOTS];
     if (s->pid == pid && s->start == st && strcmp(s->comm, comm) == 0)
         return s->match;
+    int m = cmdline_match(pid, nonce);
+    if (m < 0) {
+        s->pid = 0; /* an empty read is never cached: ask again on the next scan */
+        return false;
+    }
     s->pid = pid;
     s->start = st;
     snprintf(s->comm, sizeof(s->comm), "%s", comm);
-    s->match = cmdline_has(pid, nonce);
+    s->match = m == 1;
     return s->match;
 }
 
