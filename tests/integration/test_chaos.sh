@@ -38,7 +38,8 @@ import json, sys
 matrix = json.load(open(sys.argv[1]))
 controls = json.load(open(sys.argv[2]))
 retry = json.load(open(sys.argv[3])) if len(sys.argv) > 3 and sys.argv[3] else None
-allowed = {"kernel_version_leak", "mountinfo_leak"}
+# mountinfo_leak is blocked too since /usr became an overlay (docs/CHAOS.md): a regression fails.
+allowed = {"kernel_version_leak"}
 fail = []
 runs = {(r["attack"], r["profile"]): r for r in matrix["runs"]}
 if retry:
