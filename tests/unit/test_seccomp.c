@@ -154,6 +154,32 @@ static int probe_keyctl(void)
     return result(syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
 }
 
+static int probe_prlimit_other(void)
+{
+    struct rlimit r; /* read only: the parent's RLIMIT_CPU (control: allowed for root) */
+    return result(syscall(SYS_prlimit64, getppid(), RLIMIT_CPU, NULL, &r));
+}
+
+static int probe_prlimit_self(void)
+{
+    struct rlimit r;
+    return result(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &r));
+}
+
+static int probe_io_setup(void)
+{
+    unsigned long ctx = 0;
+    return result(syscall(SYS_io_setup, 0, &ctx)); /* control: EINVAL (0 events) */
+}
+
+static int probe_socket_alg(void)
+{
+    long fd = syscall(SYS_socket, 38 /* AF_ALG */, SOCK_SEQPACKET, 0);
+    if (fd >= 0)
+        close((int)fd);
+    return result(fd);
+}
+
 static int probe_bpf(void)
 {
     return result(syscall(SYS_bpf, 0x7fffffff, NULL, 0)); /* control: EINVAL (no such command) */
@@ -379,6 +405,8 @@ static const expect_t COMMON[] = {
     {"personality(ADDR_NO_RANDOMIZE)", probe_personality_no_aslr, REFUSED, EPERM},
     {"personality(query)", probe_personality_query, ALLOWED, 0},
     {"socket(AF_UNIX)", probe_socket_unix, ALLOWED, 0},
+    {"prlimit64(other pid)", probe_prlimit_other, REFUSED, EPERM},
+    {"prlimit64(self)", probe_prlimit_self, ALLOWED, 0},
     {"clone(plain)", probe_clone_plain, ALLOWED, 0},
     {"ioctl(TCGETS)", probe_tcgets, ALLOWED, EBADF},
     {"fork+exec /bin/true", probe_fork_exec_true, ALLOWED, 0},
@@ -406,6 +434,7 @@ static void test_docker_default_specific(void **state)
         {"ptrace(PTRACE_TRACEME)", probe_ptrace_traceme, ALLOWED, 0},
         {"ioctl(TIOCSTI)", probe_tiocsti, ALLOWED, EBADF},
         {"chroot", probe_chroot, ALLOWED, ENOENT},
+        {"io_setup", probe_io_setup, ALLOWED, EINVAL},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -419,6 +448,8 @@ static void test_hardened_specific(void **state)
         {"ioctl(TIOCSTI | 1<<32)", probe_tiocsti_high_bits, REFUSED, EPERM},
         {"ioctl(TIOCLINUX)", probe_tioclinux, REFUSED, EPERM},
         {"chroot", probe_chroot, REFUSED, EPERM},
+        {"io_setup", probe_io_setup, REFUSED, EPERM},
+        {"socket(AF_ALG)", probe_socket_alg, REFUSED, EPERM},
     };
     check_all(ASB_SECCOMP_HARDENED, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -42,6 +42,9 @@ typedef struct gen_policy {
      * the request as an unsigned int, so the upper half of the register must not matter). */
     const uint32_t *ioctl_refused;
     size_t n_ioctl_refused;
+    /* socket(2): when non-empty, only these families are allowed (else any but AF_VSOCK). */
+    const uint32_t *socket_families;
+    size_t n_socket_families;
 } gen_policy_t;
 
 /* Both policies share these conditional rules (policy_build.c): clone(2) without any namespace

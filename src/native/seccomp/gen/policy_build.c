@@ -29,7 +29,7 @@
 
 /* Calls that carry conditions (or a non-default errno) in every policy; they must never also be
  * on an unconditional list, or libseccomp would drop the conditions. */
-static const char *const CONDITIONAL[] = {"clone", "clone3", "socket", "personality"};
+static const char *const CONDITIONAL[] = {"clone", "clone3", "socket", "personality", "prlimit64"};
 
 #define GEN_MAX_SYSCALLS 512
 
@@ -203,10 +203,34 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
     if (rc < 0)
         return rc;
 
-    /* AF_VSOCK reaches the hypervisor's host side (and vsock has had guest-to-host bugs), which no
-     * network namespace isolates. */
-    const uint32_t vsock[] = {AF_VSOCK};
-    rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, 0, 0, 31, why, why_len);
+    /* Socket families: with an allowlist (hardened), only those, compared on the low 32 bits the
+     * kernel reads; otherwise any family but AF_VSOCK, which reaches the hypervisor's host side
+     * (and vsock has had guest-to-host bugs), which no network namespace isolates. */
+    if (p->n_socket_families > 0) {
+        for (size_t i = 0; i < p->n_socket_families; i++) {
+            struct scmp_arg_cmp cmp = {.arg = 0,
+                                       .op = SCMP_CMP_MASKED_EQ,
+                                       .datum_a = 0xffffffffu,
+                                       .datum_b = p->socket_families[i]};
+            rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("socket"), 1, &cmp, why, why_len);
+            if (rc < 0)
+                return rc;
+        }
+    } else {
+        const uint32_t vsock[] = {AF_VSOCK};
+        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, 0, 0, 31, why,
+                                why_len);
+        if (rc < 0)
+            return rc;
+    }
+
+    /* prlimit64(2) only on the caller itself (pid 0, what setrlimit/getrlimit use): with another
+     * pid, a workload that shares its supervisor's uid (baseline, root inside) could set the
+     * supervisor's RLIMIT_CPU to 1 s and have it killed, turning its own failure into a
+     * "supervisor was killed" error. */
+    struct scmp_arg_cmp self_cmp = {
+        .arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = 0};
+    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("prlimit64"), 1, &self_cmp, why, why_len);
     if (rc < 0)
         return rc;
 
@@ -320,8 +344,17 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
             asb_gen_syscall_nr("clone"), (unsigned long long)GEN_CLONE_NS_FLAGS);
     fprintf(f, "%s    clone3(%d): ERRNO(ENOSYS), so libc falls back to clone\n", prefix,
             asb_gen_syscall_nr("clone3"));
-    fprintf(f, "%s    socket(%d): any family but AF_VSOCK (%d), on the low 32 bits\n", prefix,
-            asb_gen_syscall_nr("socket"), AF_VSOCK);
+    if (p->n_socket_families > 0) {
+        fprintf(f, "%s    socket(%d): only families", prefix, asb_gen_syscall_nr("socket"));
+        for (size_t i = 0; i < p->n_socket_families; i++)
+            fprintf(f, " %u", p->socket_families[i]);
+        fprintf(f, ", on the low 32 bits\n");
+    } else {
+        fprintf(f, "%s    socket(%d): any family but AF_VSOCK (%d), on the low 32 bits\n", prefix,
+                asb_gen_syscall_nr("socket"), AF_VSOCK);
+    }
+    fprintf(f, "%s    prlimit64(%d): only on the caller itself (pid 0)\n", prefix,
+            asb_gen_syscall_nr("prlimit64"));
     fprintf(f, "%s    personality(%d): only", prefix, asb_gen_syscall_nr("personality"));
     for (size_t i = 0; i < p->n_personalities; i++)
         fprintf(f, " 0x%llx", (unsigned long long)p->personalities[i]);

@@ -290,7 +290,6 @@ static const char *const DOCKER_ALLOW[] = {
     "getcpu",
     "getrlimit",
     "setrlimit",
-    "prlimit64",
     "getrusage",
     "sysinfo",
     "uname",

@@ -18,6 +18,7 @@
 
 #include <linux/personality.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 static const gen_refusal_t HARDENED_REFUSED[] = {
     /* the mount table: the sandbox's root and its read-only, nosuid, noexec mounts are the
@@ -93,6 +94,14 @@ static const gen_refusal_t HARDENED_REFUSED[] = {
     {"modify_ldt", "16-bit segment tricks behind several x86 kernel bugs (CVE-2015-5157, "
                    "CVE-2017-17053)"},
     {"fanotify_init", "filesystem-wide monitoring and permission decisions over other processes"},
+    /* host-global counters a sandbox could exhaust for everyone */
+    {"io_setup", "Linux AIO contexts count against the host-wide fs.aio-max-nr: two calls can use "
+                 "it all up and fail io_setup for every process on the host"},
+    {"io_destroy", "Linux AIO (see io_setup)"},
+    {"io_submit", "Linux AIO (see io_setup)"},
+    {"io_cancel", "Linux AIO (see io_setup)"},
+    {"io_getevents", "Linux AIO (see io_setup)"},
+    {"io_pgetevents", "Linux AIO (see io_setup)"},
     /* memory hidden from the kernel */
     {"memfd_secret", "memory taken out of the kernel's direct map: unmovable, unswappable, hidden "
                      "from inspection, with a short history of mm bugs; no workload needs it"},
@@ -107,6 +116,11 @@ static const uint64_t HARDENED_PERSONALITIES[] = {PER_LINUX, PER_LINUX32, 0xffff
  * TIOCLINUX can do the same on a Linux console through its selection/paste subcodes. */
 static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
 
+/* Socket families a workload needs: local (unix), IPv4/IPv6 on its own loopback, and netlink for
+ * interface queries (getifaddrs). Every other family (AF_ALG crypto, AF_PACKET, AF_KEY, rarely
+ * used protocol stacks) is kernel attack surface with nothing to reach. */
+static const uint32_t HARDENED_SOCKET_FAMILIES[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+
 const gen_policy_t asb_gen_policy_hardened = {
     .name = "hardened",
     .title = "docker_default minus namespace, mount, keyring, kernel-programming, cross-process "
@@ -118,4 +132,6 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_personalities = sizeof(HARDENED_PERSONALITIES) / sizeof(HARDENED_PERSONALITIES[0]),
     .ioctl_refused = HARDENED_IOCTL_REFUSED,
     .n_ioctl_refused = sizeof(HARDENED_IOCTL_REFUSED) / sizeof(HARDENED_IOCTL_REFUSED[0]),
+    .socket_families = HARDENED_SOCKET_FAMILIES,
+    .n_socket_families = sizeof(HARDENED_SOCKET_FAMILIES) / sizeof(HARDENED_SOCKET_FAMILIES[0]),
 };
