@@ -135,6 +135,7 @@ typedef struct asb_attestation {
     int landlock_abi; /* ABI offered by the kernel, 0 = none */
     bool landlock_enforced;
     bool abstract_unix_scoped; /* a connect to an abstract socket outside was refused */
+    int memfd_noexec;          /* vm.memfd_noexec in the sandbox (2: no executable memfd) */
     char *net_ifaces;          /* comma-separated interface names visible to the workload */
     bool root_readonly;        /* "/" cannot be written */
     char *hostname;
@@ -199,7 +200,8 @@ int asb_preflight(char **json, asb_error_t *err);
  * *report (malloc'd, may be NULL) lists what was removed, one item per line. */
 int asb_cleanup(char **report, asb_error_t *err);
 
-/* ---- docker backend --------------------------------------------------------------------------- */
+/* ---- docker backend ---------------------------------------------------------------------------
+ */
 
 /* The exact container-create request body (JSON, malloc'd) a docker run of `profile` ("baseline",
  * "hardened", or "docker-baseline" / "docker-hardened") sends for `python3 -c pass`, with the

@@ -128,6 +128,7 @@ static json_t *attestation_json(const asb_attestation_t *a)
     json_object_set_new(o, "landlock_abi", json_integer(a->landlock_abi));
     json_object_set_new(o, "landlock_enforced", json_boolean(a->landlock_enforced));
     json_object_set_new(o, "abstract_unix_scoped", json_boolean(a->abstract_unix_scoped));
+    json_object_set_new(o, "memfd_noexec", json_integer(a->memfd_noexec));
     json_object_set_new(o, "net_ifaces", json_string(a->net_ifaces ? a->net_ifaces : ""));
     json_object_set_new(o, "root_readonly", json_boolean(a->root_readonly));
     json_object_set_new(o, "hostname", json_string(a->hostname ? a->hostname : ""));

@@ -62,10 +62,17 @@
 #define ASB_LATENCY_MAX_ROUNDS ASB_STATS_MAX_WALSH_N /* every round is one paired difference */
 #define ASB_LATENCY_DEFAULT_WARMUP 2                 /* rounds before the measured ones, dropped */
 #define ASB_LATENCY_MAX_WARMUP 1000
-#define ASB_LATENCY_MAX_ARMS 8                /* the three profiles, or one plus five ablations */
-#define ASB_LATENCY_DEFAULT_CODE "pass"       /* run as /usr/bin/python3 -c CODE */
+#define ASB_LATENCY_MAX_ARMS 8          /* the three profiles, or one plus five ablations */
+#define ASB_LATENCY_DEFAULT_CODE "pass" /* run as /usr/bin/python3 -c CODE */
 #define ASB_LATENCY_MAX_CODE_BYTES (128 * ASB_KIB - 1) /* one argv string: MAX_ARG_STRLEN - NUL */
 #define ASB_LATENCY_MAX_SEED ((1ull << 53) - 1)        /* exact as a JSON number everywhere */
+
+/* Host-wide kernel counters are charged to every user namespace up to host root, so a sandbox
+ * gets small shares of them (red-team finding: queued signals and inotify instances of host root
+ * could be used up from inside). */
+#define ASB_SANDBOX_SIGPENDING 1024      /* RLIMIT_SIGPENDING of the workload */
+#define ASB_SANDBOX_INOTIFY_INSTANCES 16 /* /proc/sys/user/max_inotify_instances in its userns */
+#define ASB_SANDBOX_INOTIFY_WATCHES 8192 /* /proc/sys/user/max_inotify_watches in its userns */
 
 /* Names and places. */
 #define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
@@ -83,7 +90,8 @@
 #define ASB_CGROUP_MAX_HIERARCHIES 4    /* v1: memory, pids, cpu, cpuacct (fewer when co-mounted) */
 #define ASB_CGROUP_CPU_PERIOD_US 100000 /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
 #define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
-#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go */
+#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go  \
+                                          */
 #define ASB_CGROUP_PARENT_NAME_MAX 64    /* the runs' parent directory name (ASB_CGROUP_PARENT) */
 
 #endif

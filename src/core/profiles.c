@@ -89,6 +89,7 @@ static const asb_profile_t PROFILES[] = {
         .no_new_privs = true,
         .landlock = true,
         .landlock_scope = false, /* own net+pid namespaces; scope still applied on ABI >= 6 */
+        .memfd_noexec = true,
         .cgroup = true,
         .uid = ASB_HARDENED_UID,
         .gid = ASB_HARDENED_GID,

@@ -42,6 +42,10 @@ typedef struct asb_profile {
      * outside the sandbox. Baseline shares the host network namespace, and with it the host's
      * abstract socket namespace (X11, D-Bus, container runtimes listen there). */
     bool landlock_scope;
+    /* vm.memfd_noexec = 2 in the sandbox's pid namespace: no executable memfd, so code written
+     * at run time cannot be exec'd through memfd_create + execveat (Landlock's execute check is
+     * path-based and a memfd has no path under a rule). */
+    bool memfd_noexec;
     bool cgroup;   /* memory (no swap), pids, cpu limits */
     long uid, gid; /* inside; -1 = unchanged */
     asb_limits_t defaults;

@@ -34,6 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Linux 6.3; the build host's headers may predate it. */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -105,11 +110,23 @@ static int open_supervisor(asb_error_t *err)
                    ASB_SUPERVISOR_BUILD_PATH, ASB_SUPERVISOR_INSTALL_PATH);
 }
 
+/* A memfd holding data, sealed and handed out read-only: the workload gets its stdin this way,
+ * and a writable, executable memfd at fd 0 would let it write an ELF there and exec
+ * /proc/self/fd/0 (red-team finding). Not executable (MFD_NOEXEC_SEAL, or mode 0444 on kernels
+ * before 6.3: the memfd belongs to host root, so the workload cannot chmod it back), no more
+ * writes (F_SEAL_WRITE), and the fd returned is a fresh read-only open of it. */
 static int memfd_with(const char *name, const void *data, size_t len, asb_error_t *err)
 {
-    int fd = memfd_create(name, MFD_CLOEXEC);
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+    if (fd < 0 && errno == EINVAL)
+        fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return asb_err_sys(err, errno, "memfd %s", name);
+    if (fchmod(fd, 0444) < 0) {
+        int e = errno;
+        close(fd);
+        return asb_err_sys(err, e, "memfd %s: chmod", name);
+    }
     const unsigned char *p = data;
     size_t off = 0;
     while (off < len) {
@@ -123,12 +140,19 @@ static int memfd_with(const char *name, const void *data, size_t len, asb_error_
         }
         off += (size_t)w;
     }
-    if (lseek(fd, 0, SEEK_SET) < 0) {
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
         int e = errno;
         close(fd);
-        return asb_err_sys(err, e, "memfd %s: seek", name);
+        return asb_err_sys(err, e, "memfd %s: seal", name);
     }
-    return fd;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    int ro = open(path, O_RDONLY | O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    if (ro < 0)
+        return asb_err_sys(err, e, "memfd %s: reopen read-only", name);
+    return ro;
 }
 
 static int prepare_files(native_run_t *r, asb_error_t *err)
@@ -181,6 +205,18 @@ __attribute__((noreturn)) static void child_exec(native_run_t *r)
     close(r->sync[1]);
     while (read(r->sync[0], &b, 1) < 0 && errno == EINTR)
         ;
+    /* vm.memfd_noexec is per pid namespace but only global root may write it through /proc/sys:
+     * set it for our new pid namespace now, while we still carry the host's uid 0. 2 = no
+     * executable memfd (code written at run time cannot be exec'd via memfd + execveat). The
+     * attestation checks the value; a kernel without it makes the hardened run refused. */
+    if (r->plan->profile.memfd_noexec) {
+        int mfd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
+        if (mfd >= 0) {
+            ssize_t w = write(mfd, "2", 1);
+            (void)w;
+            close(mfd);
+        }
+    }
     /* Become the mapped root of the new user namespace (host uid ASB_USERNS_HOST_BASE): until
      * now we still carried the host's uid 0, which is unmapped inside, and exec would drop our
      * namespace capabilities. Raw syscalls: glibc's wrappers would try to sync other threads. */

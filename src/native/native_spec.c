@@ -45,7 +45,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -55,7 +55,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
         (json_int_t)plan->limits.fsize_bytes, "nofile", (json_int_t)plan->limits.nofile,
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
-        "bind_ro", binds, "landlock_scope", p->landlock_scope);
+        "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,
@@ -86,6 +86,7 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->landlock_enforced = json_is_true(json_object_get(att, "landlock_enforced"));
     a->root_readonly = json_is_true(json_object_get(att, "root_readonly"));
     a->abstract_unix_scoped = json_is_true(json_object_get(att, "abstract_unix_scoped"));
+    a->memfd_noexec = (int)json_integer_value(json_object_get(att, "memfd_noexec"));
     const char *ifs = json_string_value(json_object_get(att, "net_ifaces"));
     const char *host = json_string_value(json_object_get(att, "hostname"));
     const char *pidns = json_string_value(json_object_get(att, "pid_ns"));
@@ -121,6 +122,9 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp", 2, a->seccomp_mode);
     if (p->landlock && !a->landlock_enforced)
         append(why, sizeof(why), "%s%s want %lld got %lld", "Landlock enforced", 1, 0);
+    if (p->memfd_noexec && json_integer_value(json_object_get(att, "memfd_noexec")) != 2)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "vm.memfd_noexec", 2,
+               (long long)json_integer_value(json_object_get(att, "memfd_noexec")));
     if (p->landlock_scope && !a->abstract_unix_scoped)
         append(why, sizeof(why), "%s%s want %lld got %lld", "abstract unix socket scoping", 1, 0);
     if (p->ns_net && strcmp(a->net_ifaces, "lo") != 0)

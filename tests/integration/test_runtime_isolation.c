@@ -561,6 +561,55 @@ static void test_hardened_refuses_namespace_syscalls(void **state)
     asb_result_free(&r);
 }
 
+/* W^X as far as exec goes: a program written at run time cannot be exec'd, not even through a
+ * memfd (memfd_create + execve of /proc/self/fd/N or execveat), and stdin (a memfd the host
+ * filled) can be neither written nor exec'd. Evidence: the exit status the host sees (a
+ * successful exec of /bin/true exits 0; every refusal exits 3). Positive control: baseline,
+ * which makes no W^X promise, execs the memfd. */
+static void test_hardened_no_exec_of_written_code(void **state)
+{
+    (void)state;
+    const char *code = "import os, sys\n"
+                       "elf = open('/bin/true', 'rb').read()\n"
+                       "fd = os.memfd_create('x')\n"
+                       "os.write(fd, elf)\n"
+                       "try: os.fchmod(fd, 0o755)\n"
+                       "except OSError: pass\n"
+                       "try:\n"
+                       "    os.write(0, elf)\n"
+                       "    print('stdin writable'); sys.stdout.flush()\n"
+                       "except OSError: pass\n"
+                       "try: os.execv('/proc/self/fd/%d' % fd, ['x'])\n"
+                       "except OSError as e: print('memfd exec', e.errno)\n"
+                       "try: os.execv('/proc/self/fd/0', ['x'])\n"
+                       "except OSError as e: print('stdin exec', e.errno)\n"
+                       "sys.exit(3)\n";
+    asb_result_t r;
+    asb_config_t cfg;
+    asb_error_t err;
+    asb_config_init(&cfg);
+    cfg.code = code;
+    cfg.interpreter = RT_PY;
+    cfg.stdin_data = "stdin";
+    cfg.stdin_len = 5;
+    cfg.profile = "hardened";
+    assert_int_equal(asb_run(&cfg, &r, &err), 0);
+    if (r.status != ASB_STATUS_COMPLETED || r.exit_code != 3)
+        rt_dump("hardened memfd exec", &r);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.exit_code, 3);
+    assert_null(memmem(r.out.data, r.out.len, "stdin writable", 14));
+    assert_int_equal(r.attestation.memfd_noexec, 2);
+    asb_result_free(&r);
+    cfg.profile = "baseline";
+    assert_int_equal(asb_run(&cfg, &r, &err), 0);
+    if (r.exit_code != 0)
+        rt_dump("baseline memfd exec (positive control)", &r);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.exit_code, 0);
+    asb_result_free(&r);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -568,13 +617,21 @@ int main(void)
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        RT_TEST(test_stdin_sum_hardened),         RT_TEST(test_hardened_identity),
-        RT_TEST(test_hardened_attestation_extra), RT_TEST(test_baseline_identity),
-        RT_TEST(test_hardened_no_host_loopback),  RT_TEST(test_baseline_host_network),
-        RT_TEST(test_hardened_cannot_write_root), RT_TEST(test_baseline_root_writable_not_host),
-        RT_TEST(test_canaries_unreadable),        RT_TEST(test_cannot_see_test_pid),
-        RT_TEST(test_env_has_no_host_variable),   RT_TEST(test_subprocess_private_tmpdir),
-        RT_TEST(test_no_inherited_fds),           RT_TEST(test_hardened_refuses_namespace_syscalls),
+        RT_TEST(test_stdin_sum_hardened),
+        RT_TEST(test_hardened_identity),
+        RT_TEST(test_hardened_attestation_extra),
+        RT_TEST(test_baseline_identity),
+        RT_TEST(test_hardened_no_host_loopback),
+        RT_TEST(test_baseline_host_network),
+        RT_TEST(test_hardened_cannot_write_root),
+        RT_TEST(test_baseline_root_writable_not_host),
+        RT_TEST(test_canaries_unreadable),
+        RT_TEST(test_cannot_see_test_pid),
+        RT_TEST(test_env_has_no_host_variable),
+        RT_TEST(test_subprocess_private_tmpdir),
+        RT_TEST(test_no_inherited_fds),
+        RT_TEST(test_hardened_refuses_namespace_syscalls),
+        RT_TEST(test_hardened_no_exec_of_written_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,15 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
         (rc = xmount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL,
                      err)) < 0)
         return rc;
+    /* Namespaced sysctls, set while /proc/sys is still writable for us (it is made read-only
+     * below). The user-namespace limits cap this sandbox's share of host root's counters. */
+    char val[32];
+    snprintf(val, sizeof(val), "%d\n", ASB_SANDBOX_INOTIFY_INSTANCES);
+    if ((rc = write_file(NEWROOT "/proc/sys/user/max_inotify_instances", val, 0644, err)) < 0)
+        return rc;
+    snprintf(val, sizeof(val), "%d\n", ASB_SANDBOX_INOTIFY_WATCHES);
+    if ((rc = write_file(NEWROOT "/proc/sys/user/max_inotify_watches", val, 0644, err)) < 0)
+        return rc;
     if (!spec->mask_proc)
         return 0;
     static const char *const files[] = {

@@ -54,18 +54,18 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     const char *nonce = NULL, *root = NULL, *cap = NULL, *sec = NULL;
     json_int_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
                keep = 0;
-    int mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0;
+    int mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0;
     json_t *argv = NULL, *env = NULL, *files = NULL, *binds = NULL;
     if (json_unpack_ex(o, &jerr, JSON_STRICT,
                        "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, "
-                       "s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b}",
+                       "s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b}",
                        "nonce", &nonce, "root", &root, "mask_proc", &mask, "tmp_noexec", &tmpnx,
                        "workspace_noexec", &wsnx, "workspace_bytes", &ws, "tmp_bytes", &tmp, "caps",
                        &cap, "caps_keep", &keep, "seccomp", &sec, "netns", &netns, "landlock", &ll,
                        "no_new_privs", &nnp, "uid", &uid, "gid", &gid, "fsize", &fsize, "nofile",
                        &nofile, "timeout_ms", &timeout_ms, "output_bytes", &output, "argv", &argv,
                        "env", &env, "files_in", &files, "bind_ro", &binds, "landlock_scope",
-                       &llscope) != 0) {
+                       &llscope, "memfd_noexec", &mfdnx) != 0) {
         asb_err(err, -EINVAL, "spec: %s", jerr.text);
         goto out;
     }
@@ -82,6 +82,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->mask_proc = mask, spec->tmp_noexec = tmpnx, spec->workspace_noexec = wsnx;
     spec->netns = netns, spec->landlock = ll, spec->no_new_privs = nnp;
     spec->landlock_scope = llscope;
+    spec->memfd_noexec = mfdnx;
     spec->workspace_bytes = (uint64_t)ws, spec->tmp_bytes = (uint64_t)tmp;
     spec->caps_keep = (uint64_t)keep;
     spec->uid = (long)uid, spec->gid = (long)gid;

@@ -17,7 +17,8 @@ typedef struct sup_file_in {
 typedef struct sup_spec {
     char nonce[40];
     asb_root_policy_t root;
-    bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, landlock_scope, no_new_privs;
+    bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, landlock_scope, no_new_privs,
+        memfd_noexec;
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
     uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */

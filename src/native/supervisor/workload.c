@@ -78,6 +78,12 @@ static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
     struct rlimit core = {0, 0};
     if (setrlimit(RLIMIT_CORE, &core) < 0)
         return asb_err_sys(err, errno, "RLIMIT_CORE");
+    struct rlimit sigpending = {ASB_SANDBOX_SIGPENDING, ASB_SANDBOX_SIGPENDING};
+    if (setrlimit(RLIMIT_SIGPENDING, &sigpending) < 0)
+        return asb_err_sys(err, errno, "RLIMIT_SIGPENDING");
+    struct rlimit msgq = {0, 0}; /* POSIX message queues: host-wide memory, no workload need */
+    if (setrlimit(RLIMIT_MSGQUEUE, &msgq) < 0)
+        return asb_err_sys(err, errno, "RLIMIT_MSGQUEUE");
     if (spec->fsize) {
         struct rlimit r = {spec->fsize, spec->fsize};
         if (setrlimit(RLIMIT_FSIZE, &r) < 0)
@@ -192,6 +198,17 @@ void *sup_attest(int landlock_requested, const char *scope_probe)
     if (us >= 0)
         close(us);
     json_object_set_new(o, "abstract_unix_scoped", json_boolean(scoped));
+
+    /* memfd: what the kernel will do with a new memfd in this pid namespace. */
+    int mfd = open("/proc/sys/vm/memfd_noexec", O_RDONLY | O_CLOEXEC);
+    int mfd_mode = -1;
+    if (mfd >= 0) {
+        char b[8] = "";
+        if (read(mfd, b, sizeof(b) - 1) > 0)
+            mfd_mode = atoi(b);
+        close(mfd);
+    }
+    json_object_set_new(o, "memfd_noexec", json_integer(mfd_mode));
 
     struct utsname u;
     json_object_set_new(o, "hostname", json_string(uname(&u) == 0 ? u.nodename : ""));
