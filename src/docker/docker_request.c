@@ -17,6 +17,11 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
 {
     *out = plan->profile;
     out->landlock = false; /* Docker offers none; the seed's Docker profiles have none */
+    /* Docker cannot set vm.memfd_noexec for a container (not a sysctl it passes through), and
+     * the workload is not root to set it itself: docker-hardened does not close the
+     * memfd + execveat path (docs/SPEC.md). */
+    out->memfd_noexec = false;
+    out->landlock_scope = false;
 }
 
 bool asb_docker_needs_io_volume(const asb_plan_t *plan)

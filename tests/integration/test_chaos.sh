@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_chaos.sh - the full chaos matrix once, plus every attack's positive control.
-# Fails when: any attack outside {kernel_version_leak, mountinfo_leak} succeeds under hardened;
+# Fails when: any attack other than kernel_version_leak succeeds under hardened;
 # any verdict is `error` (after one re-run of just the errored cells: `error` under heavy foreign
 # load on a 2-core host is honest, twice in a row is a failure); a positive control does not
 # say `succeeded` (n/a is accepted only where the host lacks the feature, and printed as SKIP);
@@ -19,6 +19,25 @@ tail -5 "$out/matrix.txt"
 echo "full matrix wall time: $($PY -c "print(round($end-$start,1))") s"
 
 "$CLI" chaos --controls --jobs 6 --out "$out/controls.json" >"$out/controls.txt" || true
+# A positive control that says `error` (cpu_spin on a loaded host) gets the same one re-run.
+cretry=$($PY - "$out/controls.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(",".join(sorted({r["attack"] for r in d["runs"] if r["verdict"] == "error"})))
+PY
+)
+if [ -n "$cretry" ]; then
+    echo "re-running errored positive controls once: $cretry"
+    sleep 2
+    "$CLI" chaos --controls --attacks "$cretry" --out "$out/cretry.json" >/dev/null || true
+    $PY - "$out/controls.json" "$out/cretry.json" <<'PY'
+import json, sys
+d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+again = {x["attack"]: x for x in r["runs"]}
+d["runs"] = [again.get(x["attack"], x) if x["verdict"] == "error" else x for x in d["runs"]]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+fi
 
 # Re-run, once, only the attacks that errored anywhere.
 retry=$($PY - "$out/matrix.json" <<'PY'
