@@ -171,11 +171,36 @@ static int parse(int argc, char **argv, run_args_t *a)
     return 0;
 }
 
+/* The program's bytes, as they are for a pipe or file; for a terminal with control characters
+ * shown as \xNN: escape sequences from untrusted output could otherwise conceal or fake the
+ * status line that follows, retitle the window or write the clipboard. */
+static void write_output(FILE *f, const asb_bytes_t *b)
+{
+    if (!b->data || !b->len)
+        return;
+    if (!isatty(fileno(f))) {
+        fwrite(b->data, 1, b->len, f);
+        return;
+    }
+    for (size_t i = 0; i < b->len; i++) {
+        unsigned char c = b->data[i];
+        bool c0 = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
+        bool c1 = c == 0xc2 && i + 1 < b->len && b->data[i + 1] >= 0x80 && b->data[i + 1] <= 0x9f;
+        if (c1) {
+            fprintf(f, "\\u%04x", b->data[++i]);
+        } else if (c0) {
+            fprintf(f, "\\x%02x", c);
+        } else {
+            fputc(c, f);
+        }
+    }
+}
+
 static void print_human(const asb_result_t *r)
 {
-    fwrite(r->out.data ? (const void *)r->out.data : "", 1, r->out.len, stdout);
+    write_output(stdout, &r->out);
     fflush(stdout);
-    fwrite(r->err.data ? (const void *)r->err.data : "", 1, r->err.len, stderr);
+    write_output(stderr, &r->err);
     if (r->stdout_truncated)
         fprintf(stderr, "\n[agent-sandbox: stdout truncated at the %llu-byte cap]\n",
                 (unsigned long long)r->limits_enforced.output_bytes);

@@ -487,6 +487,12 @@ static void read_files_out(native_run_t *r)
             asb_result_add_refused(r->res, name, "workspace unavailable");
             continue;
         }
+        /* Files are read only once every process of the run is gone (the supervisor's exit
+         * tears its pid namespace down), so nothing can swap a file while we read it. */
+        if (!r->sup_exited) {
+            asb_result_add_refused(r->res, name, "the sandbox had not ended");
+            continue;
+        }
         unsigned char *data = NULL;
         size_t len = 0;
         char why[256];

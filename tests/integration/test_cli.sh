@@ -156,6 +156,25 @@ else
     fail "--json refusal record (exit $rc): $(head -c 300 "$TMP/json")"
 fi
 
+# ---- untrusted output cannot drive the operator's terminal: on a tty control bytes are shown
+# escaped (so a fake status line cannot be concealed or forged), through a pipe they stay exact ----
+if command -v script >/dev/null 2>&1; then
+    script -qc "$CLI run --code 'print(\"x\\x1b[8my\")'" /dev/null >"$TMP/tty" 2>&1 || true
+    if grep -q 'x\\x1b\[8my' "$TMP/tty" && ! grep -q $'\x1b\[8m' "$TMP/tty"; then
+        pass "control bytes escaped on a terminal"
+    else
+        fail "terminal output not escaped: $(cat -v "$TMP/tty" | head -c 200)"
+    fi
+    "$CLI" run --code 'print("x\x1b[8my")' 2>/dev/null >"$TMP/pipe" || true
+    if grep -q $'x\x1b\[8my' "$TMP/pipe"; then
+        pass "bytes exact through a pipe"
+    else
+        fail "pipe output changed: $(cat -v "$TMP/pipe")"
+    fi
+else
+    echo "SKIP: no script(1) to give the CLI a terminal"
+fi
+
 # ---- nothing of ours left behind: every run above was owner-tagged with its CLI's pid, which is
 # gone now, so a cgroup that appeared during this script and names a dead owner is a leak. (Only
 # new ones count: other users of this machine may have their own.) ----
