@@ -66,39 +66,71 @@ static asb_chaos_verdict_t beacon(const asb_chaos_obs_t *o, asb_chaos_channel_t 
                what, o->beacon_len[ch]);
 }
 
+/* The IP channels: host loopback, and for docker runs the bridge's host address as well. */
+static asb_chaos_verdict_t beacon_ip(const asb_chaos_obs_t *o, asb_chaos_channel_t ch,
+                                     const char *prefix, const char *what, char *ev, size_t n)
+{
+    char needle[ASB_CHAOS_NONCE_LEN + 32];
+    snprintf(needle, sizeof(needle), "%s%s", prefix, o->nonce);
+    if (asb_chaos_buf_has(o->beacon[ch], o->beacon_len[ch], needle))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "%s on host 127.0.0.1 received nonce %.8s (real egress)", what, short_nonce(o));
+    if (o->bridge_addr[0] &&
+        asb_chaos_buf_has(o->beacon_bridge[ch], o->beacon_bridge_len[ch], needle))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "%s on the docker bridge's host address %s received nonce %.8s (the run left "
+                   "its container's network)",
+                   what, o->bridge_addr, short_nonce(o));
+    /* A container cannot reach host loopback at all: without the bridge listener there was
+     * nothing it could have reached, and `blocked` would be unfounded. */
+    if (o->bridge_wanted && !o->bridge_addr[0])
+        return say(ASB_CHAOS_ERROR, ev, n,
+                   "cannot decide: a docker run cannot reach host loopback and the harness found "
+                   "no IPv4 address on the docker bridge to listen on");
+    if (o->bridge_addr[0])
+        return say(
+            ASB_CHAOS_BLOCKED, ev, n,
+            "%s on host 127.0.0.1 and on the docker bridge address %s received nothing carrying "
+            "the nonce (%zu + %zu bytes seen)",
+            what, o->bridge_addr, o->beacon_len[ch], o->beacon_bridge_len[ch]);
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "%s on host 127.0.0.1 received nothing carrying the nonce (%zu bytes seen)", what,
+               o->beacon_len[ch]);
+}
+
 static asb_chaos_verdict_t j_tcp(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_TCP, "tcp:", "TCP listener on host 127.0.0.1", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_TCP, "tcp:", "TCP listener", ev, n);
 }
 
 static asb_chaos_verdict_t j_udp(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_UDP, "udp:", "UDP listener on host 127.0.0.1", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_UDP, "udp:", "UDP listener", ev, n);
 }
 
 static asb_chaos_verdict_t j_http(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                   size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_HTTP, "GET /beacon/", "HTTP responder on host 127.0.0.1", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_HTTP, "GET /beacon/", "HTTP responder", ev, n);
 }
 
 static asb_chaos_verdict_t j_dns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_DNS, "", "DNS responder on host 127.0.0.1 (query name)", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_DNS, "", "DNS responder (query name)", ev, n);
 }
 
 static asb_chaos_verdict_t j_raw(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_UDP, "raw:", "UDP listener (hand-crafted raw packet)", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_UDP, "raw:", "UDP listener (hand-crafted raw packet)", ev, n);
 }
 
 static asb_chaos_verdict_t j_abstract(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
