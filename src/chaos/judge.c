@@ -2,6 +2,7 @@
  * says what the harness looked for and did not find (and, where the run record shows it, what
  * stopped the attack). docs/ATTACKS.md states each rule in prose. */
 #include "chaos/judge.h"
+#include "chaos/watch.h"
 #include "core/limits.h"
 
 #include <stdarg.h>
@@ -482,21 +483,37 @@ static asb_chaos_verdict_t j_forks(const asb_chaos_obs_t *o, const asb_result_t 
                o->watch.max_procs);
 }
 
+/* The time the run's processes existed, on the harness's clock: the watcher's first-to-last
+ * sighting widened by one scan interval at each end (so it never undercounts and the ratio is
+ * never inflated), capped by the run's wall clock. Without a sighting: the wall clock. The wall
+ * clock alone would count a docker engine's ~0.4 s of container create and start in which the
+ * program does not exist yet, and call a program that kept two CPUs busy a 1.2-CPU one. */
+static double cpu_window(const asb_chaos_obs_t *o, const asb_result_t *r)
+{
+    if (!o->watched || o->watch.max_procs == 0 || o->watch.first_seen_s <= 0)
+        return r->duration_s;
+    double w =
+        o->watch.last_seen_s - o->watch.first_seen_s + 2.0 * ASB_CHAOS_WATCH_INTERVAL_MS / 1e3;
+    return w < r->duration_s ? w : r->duration_s;
+}
+
 static asb_chaos_verdict_t j_cpu(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
-    (void)o;
     if (r->duration_s <= 0)
         return say(ASB_CHAOS_ERROR, ev, n, "no duration measured");
-    double ratio = r->cpu_time_s / r->duration_s;
+    double win = cpu_window(o, r);
+    double ratio = r->cpu_time_s / win;
     double cap = r->limits_enforced.cpus;
     if (ratio > 1.15)
-        return say(ASB_CHAOS_SUCCEEDED, ev, n, "used %.2f CPUs on average (%.2f s CPU in %.2f s)",
-                   ratio, r->cpu_time_s, r->duration_s);
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "used %.2f CPUs on average (%.2f s CPU in the %.2f s its processes lived)",
+                   ratio, r->cpu_time_s, win);
     if (cap > 0 && cap < 1.15 && ratio <= cap + 0.1)
         return say(ASB_CHAOS_BLOCKED, ev, n,
-                   "held to %.2f CPUs (%.2f s CPU in %.2f s) under a %.2f-CPU limit", ratio,
-                   r->cpu_time_s, r->duration_s, cap);
+                   "held to %.2f CPUs (%.2f s CPU in the %.2f s its processes lived) under a "
+                   "%.2f-CPU limit",
+                   ratio, r->cpu_time_s, win, cap);
     /* Three spinners got little CPU and no limit explains it: other load on the host did. */
     return say(ASB_CHAOS_ERROR, ev, n,
                "cannot decide: only %.2f CPUs used and no CPU limit below 1.15 (host busy?)",

@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_NS 16
@@ -220,6 +221,13 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
             wt->w.io_uring = true;
     }
     closedir(d);
+    if (procs > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        wt->w.last_seen_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        if (wt->w.first_seen_s == 0)
+            wt->w.first_seen_s = wt->w.last_seen_s;
+    }
     if (procs > wt->w.max_procs)
         wt->w.max_procs = procs;
     wt->w.userns_count = *n_ns;

@@ -372,6 +372,29 @@ static void test_resource_judges(void **state)
     f.r.limits_enforced.cpus = 0; /* low use without a limit: other load, not a defence */
     assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_ERROR);
 
+    /* A docker run: 1.40 s CPU in a 1.35 s run, but its processes lived only 0.84 s (the engine
+     * created and started the container first). The watcher's window decides, not the run. */
+    f.r.duration_s = 1.35;
+    f.r.cpu_time_s = 1.40;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_ERROR); /* unwatched: 1.04 CPUs */
+    f.o.watched = true;
+    f.o.watch.max_procs = 4;
+    f.o.watch.first_seen_s = 100.00;
+    f.o.watch.last_seen_s = 100.84;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_SUCCEEDED);
+    assert_non_null(strstr(f.ev, "0.86 s")); /* widened by one scan interval at each end */
+    f.r.cpu_time_s = 0.85;
+    f.r.limits_enforced.cpus = 1.0;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_BLOCKED);
+    /* A window longer than the run (clock skew, a late scan) never exceeds the run's clock. */
+    f.o.watch.last_seen_s = 103.0;
+    f.r.cpu_time_s = 1.40;
+    f.r.limits_enforced.cpus = 0;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_ERROR);
+    assert_non_null(strstr(f.ev, "1.04"));
+    f.o.watched = false;
+    f.o.watch.max_procs = 0;
+
     f.r.duration_s = 3.1;
     assert_int_equal(judge(&f, "time_bomb"), ASB_CHAOS_SUCCEEDED);
     f.r.duration_s = 1.05;
