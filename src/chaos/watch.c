@@ -128,6 +128,11 @@ static void read_sched(asb_chaos_watch_t *w, int pid)
         w->rt_policy = (int)policy;
 }
 
+bool asb_chaos_is_io_uring_link(const char *link)
+{
+    return strcmp(link, "anon_inode:[io_uring]") == 0;
+}
+
 static bool has_io_uring(int pid)
 {
     char path[64], link[128];
@@ -145,7 +150,7 @@ static bool has_io_uring(int pid)
         ssize_t n = readlink(fdp, link, sizeof(link) - 1);
         if (n > 0) {
             link[n] = '\0';
-            found = strstr(link, "io_uring") != NULL;
+            found = asb_chaos_is_io_uring_link(link);
         }
     }
     closedir(d);
