@@ -21,6 +21,12 @@ def param(name, default=""):
     return os.environ.get("ASB_CHAOS_" + name, default)
 
 
+def hosts():
+    """The host addresses the harness listens on: 127.0.0.1, and for docker runs the bridge's
+    host address too (a container has its own loopback; the bridge is its way to the host)."""
+    return param("HOSTS", "127.0.0.1").split()
+
+
 def say(*parts):
     print(*parts, flush=True)
 

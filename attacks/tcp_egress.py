@@ -1,11 +1,12 @@
-"""Connect to the harness's TCP listener on host loopback and send the nonce."""
+"""Connect to the harness's TCP listener on each host address and send the nonce."""
 import socket
-from chaoslib import start, param, say
+from chaoslib import start, param, say, hosts
 
 nonce = start()
-try:
-    with socket.create_connection(("127.0.0.1", int(param("TCP_PORT", "0"))), timeout=2) as s:
-        s.sendall(("tcp:" + nonce + "\n").encode())
-    say("tcp: sent")
-except (OSError, ValueError) as e:
-    say("tcp failed:", e)
+for host in hosts():
+    try:
+        with socket.create_connection((host, int(param("TCP_PORT", "0"))), timeout=2) as s:
+            s.sendall(("tcp:" + nonce + "\n").encode())
+        say("tcp: sent to", host)
+    except (OSError, ValueError) as e:
+        say("tcp to", host, "failed:", e)

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stddef.h>
@@ -21,40 +22,82 @@ static const char HTTP_REPLY[] = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\
 
 typedef struct conn {
     int fd;
+    int via; /* ASB_CHAOS_VIA_*: which address the connection arrived on */
     asb_chaos_channel_t ch;
     bool reply_http; /* answer once the request head is complete */
     size_t start;    /* where this connection's bytes start in the channel buffer */
 } conn_t;
 
-static void append(asb_chaos_beacon_t *b, asb_chaos_channel_t ch, const void *p, size_t n)
+static void append(asb_chaos_beacon_t *b, int via, asb_chaos_channel_t ch, const void *p, size_t n)
 {
-    if (!b->buf[ch] && !(b->buf[ch] = calloc(1, ASB_CHAOS_BEACON_CAP + 1)))
+    if (!b->buf[via][ch] && !(b->buf[via][ch] = calloc(1, ASB_CHAOS_BEACON_CAP + 1)))
         return;
-    size_t room = ASB_CHAOS_BEACON_CAP - b->len[ch];
+    size_t room = ASB_CHAOS_BEACON_CAP - b->len[via][ch];
     if (n > room)
         n = room;
-    memcpy(b->buf[ch] + b->len[ch], p, n);
-    b->len[ch] += n;
-    b->buf[ch][b->len[ch]] = '\0';
+    memcpy(b->buf[via][ch] + b->len[via][ch], p, n);
+    b->len[via][ch] += n;
+    b->buf[via][ch][b->len[via][ch]] = '\0';
 }
 
-static int listen_inet(int type, uint16_t *port, asb_error_t *err)
+int asb_chaos_iface_addr(const char *ifname, char *out, size_t n)
+{
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) < 0)
+        return -errno;
+    int rc = -ENOENT;
+    for (struct ifaddrs *i = ifs; i && rc < 0; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && strcmp(i->ifa_name, ifname) == 0 &&
+            inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, out,
+                      (socklen_t)n))
+            rc = 0;
+    freeifaddrs(ifs);
+    return rc;
+}
+
+/* Bind addr (dotted quad) at *port, or at a port the kernel picks when *port is 0. */
+static int listen_inet(int type, const char *addr, uint16_t *port, asb_error_t *err)
 {
     int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return asb_err_sys(err, errno, "beacon socket");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* host loopback only, never a real interface */
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(*port)};
     socklen_t al = sizeof(a);
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+        close(fd);
+        return asb_err(err, -EINVAL, "beacon address %s", addr);
+    }
     if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
         (type == SOCK_STREAM && listen(fd, 64) < 0) ||
         getsockname(fd, (struct sockaddr *)&a, &al) < 0) {
         int e = errno;
         close(fd);
-        return asb_err_sys(err, e, "beacon bind 127.0.0.1");
+        return asb_err_sys(err, e, "beacon bind %s:%u", addr, *port);
     }
     *port = ntohs(a.sin_port);
     return fd;
+}
+
+/* One channel's listener on loopback and, when the beacon has a bridge address, on the same port
+ * there (one port per channel keeps the attacks' parameters simple). A port the kernel gave on
+ * loopback may be taken on the bridge address: then try another. */
+static int listen_pair(asb_chaos_beacon_t *b, int type, int *lo, int *br, uint16_t *port,
+                       asb_error_t *err)
+{
+    for (int attempt = 0; attempt < 32; attempt++) {
+        *port = 0;
+        if ((*lo = listen_inet(type, "127.0.0.1", port, err)) < 0)
+            return *lo;
+        if (!b->bridge_addr[0])
+            return 0;
+        *br = listen_inet(type, b->bridge_addr, port, err);
+        if (*br >= 0 || *br != -EADDRINUSE)
+            return *br < 0 ? *br : 0;
+        close(*lo);
+        *lo = -1;
+    }
+    return asb_err(err, -EADDRINUSE, "beacon: no port free on both 127.0.0.1 and %s",
+                   b->bridge_addr);
 }
 
 static int listen_unix(const char *name, bool abstract, asb_error_t *err)
@@ -105,42 +148,43 @@ int asb_chaos_dns_qname(const unsigned char *msg, size_t len, char *out, size_t 
     return -1;
 }
 
-static void answer_dns(asb_chaos_beacon_t *b)
+static void answer_dns(asb_chaos_beacon_t *b, int fd, int via)
 {
     unsigned char q[512], a[600];
     struct sockaddr_storage from;
     socklen_t fl = sizeof(from);
-    ssize_t n = recvfrom(b->dns, q, sizeof(q), 0, (struct sockaddr *)&from, &fl);
+    ssize_t n = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&from, &fl);
     if (n <= 0)
         return;
     char name[300];
     size_t qend;
     if (asb_chaos_dns_qname(q, (size_t)n, name, sizeof(name), &qend) < 0) {
-        append(b, ASB_CHAOS_CH_DNS, "(malformed)\n", 12);
+        append(b, via, ASB_CHAOS_CH_DNS, "(malformed)\n", 12);
         return;
     }
-    append(b, ASB_CHAOS_CH_DNS, name, strlen(name));
-    append(b, ASB_CHAOS_CH_DNS, "\n", 1);
+    append(b, via, ASB_CHAOS_CH_DNS, name, strlen(name));
+    append(b, via, ASB_CHAOS_CH_DNS, "\n", 1);
     /* Answer A 127.0.0.1 so a resolver library is satisfied and does not retry. */
     memcpy(a, q, qend);
     a[2] = 0x81, a[3] = 0x80; /* response, recursion available, no error */
     a[6] = 0, a[7] = 1, a[8] = a[9] = a[10] = a[11] = 0; /* one answer */
     static const unsigned char rr[] = {0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4, 127, 0, 0, 1};
     memcpy(a + qend, rr, sizeof(rr));
-    sendto(b->dns, a, qend + sizeof(rr), MSG_DONTWAIT, (struct sockaddr *)&from, fl);
+    sendto(fd, a, qend + sizeof(rr), MSG_DONTWAIT, (struct sockaddr *)&from, fl);
 }
 
-static void recv_udp(asb_chaos_beacon_t *b)
+static void recv_udp(asb_chaos_beacon_t *b, int fd, int via)
 {
     char buf[2048];
-    ssize_t n = recv(b->udp, buf, sizeof(buf), MSG_DONTWAIT);
+    ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
     if (n > 0) {
-        append(b, ASB_CHAOS_CH_UDP, buf, (size_t)n);
-        append(b, ASB_CHAOS_CH_UDP, "\n", 1);
+        append(b, via, ASB_CHAOS_CH_UDP, buf, (size_t)n);
+        append(b, via, ASB_CHAOS_CH_UDP, "\n", 1);
     }
 }
 
-static void accept_conn(asb_chaos_beacon_t *b, int lfd, asb_chaos_channel_t ch, conn_t *conns)
+static void accept_conn(asb_chaos_beacon_t *b, int lfd, int via, asb_chaos_channel_t ch,
+                        conn_t *conns)
 {
     int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0)
@@ -148,9 +192,10 @@ static void accept_conn(asb_chaos_beacon_t *b, int lfd, asb_chaos_channel_t ch, 
     for (int i = 0; i < ASB_CHAOS_BEACON_CONNS; i++)
         if (conns[i].fd < 0) {
             conns[i] = (conn_t){.fd = fd,
+                                .via = via,
                                 .ch = ch,
                                 .reply_http = ch == ASB_CHAOS_CH_HTTP || ch == ASB_CHAOS_CH_DOCKER,
-                                .start = b->len[ch]};
+                                .start = b->len[via][ch]};
             return;
         }
     close(fd); /* full: a real attacker gets refused too */
@@ -165,8 +210,9 @@ static bool read_conn(asb_chaos_beacon_t *b, conn_t *c)
         return true;
     if (n <= 0)
         return false;
-    append(b, c->ch, buf, (size_t)n);
-    if (c->reply_http && b->buf[c->ch] && strstr(b->buf[c->ch] + c->start, "\r\n\r\n")) {
+    append(b, c->via, c->ch, buf, (size_t)n);
+    const char *got = b->buf[c->via][c->ch];
+    if (c->reply_http && got && strstr(got + c->start, "\r\n\r\n")) {
         ssize_t w = write(c->fd, HTTP_REPLY, sizeof(HTTP_REPLY) - 1);
         (void)w;
         return false;
@@ -180,17 +226,26 @@ static void *beacon_main(void *arg)
     conn_t conns[ASB_CHAOS_BEACON_CONNS];
     for (int i = 0; i < ASB_CHAOS_BEACON_CONNS; i++)
         conns[i].fd = -1;
-    const int lfds[] = {b->tcp, b->http, b->abstract, b->docker};
-    const asb_chaos_channel_t lch[] = {ASB_CHAOS_CH_TCP, ASB_CHAOS_CH_HTTP, ASB_CHAOS_CH_ABSTRACT,
-                                       ASB_CHAOS_CH_DOCKER};
+    /* Stream listeners, then datagram sockets; a bridge fd of -1 is ignored by poll. */
+    enum { NL = 6, ND = 4, NFIX = NL + ND + 1 };
+    const int lfds[NL] = {b->tcp, b->http, b->abstract, b->docker, b->br_tcp, b->br_http};
+    const int lvia[NL] = {ASB_CHAOS_VIA_LOOPBACK, ASB_CHAOS_VIA_LOOPBACK, ASB_CHAOS_VIA_LOOPBACK,
+                          ASB_CHAOS_VIA_LOOPBACK, ASB_CHAOS_VIA_BRIDGE,   ASB_CHAOS_VIA_BRIDGE};
+    const asb_chaos_channel_t lch[NL] = {ASB_CHAOS_CH_TCP,      ASB_CHAOS_CH_HTTP,
+                                         ASB_CHAOS_CH_ABSTRACT, ASB_CHAOS_CH_DOCKER,
+                                         ASB_CHAOS_CH_TCP,      ASB_CHAOS_CH_HTTP};
+    const int dfds[ND] = {b->udp, b->dns, b->br_udp, b->br_dns};
+    const int dvia[ND] = {ASB_CHAOS_VIA_LOOPBACK, ASB_CHAOS_VIA_LOOPBACK, ASB_CHAOS_VIA_BRIDGE,
+                          ASB_CHAOS_VIA_BRIDGE};
+    const bool dns[ND] = {false, true, false, true};
     bool stopping = false;
     for (;;) {
-        struct pollfd p[7 + ASB_CHAOS_BEACON_CONNS];
+        struct pollfd p[NFIX + ASB_CHAOS_BEACON_CONNS];
         int np = 0;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < NL; i++)
             p[np++] = (struct pollfd){.fd = lfds[i], .events = POLLIN};
-        p[np++] = (struct pollfd){.fd = b->udp, .events = POLLIN};
-        p[np++] = (struct pollfd){.fd = b->dns, .events = POLLIN};
+        for (int i = 0; i < ND; i++)
+            p[np++] = (struct pollfd){.fd = dfds[i], .events = POLLIN};
         p[np++] = (struct pollfd){.fd = b->stop_efd, .events = POLLIN};
         for (int i = 0; i < ASB_CHAOS_BEACON_CONNS; i++)
             p[np++] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
@@ -199,21 +254,24 @@ static void *beacon_main(void *arg)
             break;
         if (r <= 0 && stopping)
             break; /* the last drain found nothing more */
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < NL; i++)
             if (p[i].revents & POLLIN)
-                accept_conn(b, lfds[i], lch[i], conns);
-        if (p[4].revents & POLLIN)
-            recv_udp(b);
-        if (p[5].revents & POLLIN)
-            answer_dns(b);
-        if (p[6].revents & POLLIN) {
+                accept_conn(b, lfds[i], lvia[i], lch[i], conns);
+        for (int i = 0; i < ND; i++)
+            if (p[NL + i].revents & POLLIN) {
+                if (dns[i])
+                    answer_dns(b, dfds[i], dvia[i]);
+                else
+                    recv_udp(b, dfds[i], dvia[i]);
+            }
+        if (p[NL + ND].revents & POLLIN) {
             uint64_t v;
             ssize_t rd = read(b->stop_efd, &v, sizeof(v)); /* else it stays readable forever */
             (void)rd;
             stopping = true;
         }
         for (int i = 0; i < ASB_CHAOS_BEACON_CONNS; i++)
-            if (conns[i].fd >= 0 && p[7 + i].revents && !read_conn(b, &conns[i])) {
+            if (conns[i].fd >= 0 && p[NFIX + i].revents && !read_conn(b, &conns[i])) {
                 close(conns[i].fd);
                 conns[i].fd = -1;
             }
@@ -224,20 +282,25 @@ static void *beacon_main(void *arg)
     return NULL;
 }
 
-int asb_chaos_beacon_start(asb_chaos_beacon_t *b, const char *docker_path, asb_error_t *err)
+int asb_chaos_beacon_start(asb_chaos_beacon_t *b, const char *docker_path, bool bridge,
+                           asb_error_t *err)
 {
     memset(b, 0, sizeof(*b));
     b->tcp = b->udp = b->http = b->dns = b->abstract = b->docker = b->stop_efd = -1;
+    b->br_tcp = b->br_udp = b->br_http = b->br_dns = -1;
+    if (bridge &&
+        asb_chaos_iface_addr(ASB_CHAOS_BRIDGE_IF, b->bridge_addr, sizeof(b->bridge_addr)) < 0)
+        b->bridge_addr[0] = '\0';
     char rnd[17];
     int rc;
     if ((rc = asb_random_hex(rnd, 8, err)) < 0)
         return rc;
     snprintf(b->abstract_name, sizeof(b->abstract_name), "asb-chaos-%s", rnd);
     snprintf(b->docker_path, sizeof(b->docker_path), "%s", docker_path);
-    if ((b->tcp = listen_inet(SOCK_STREAM, &b->tcp_port, err)) < 0 ||
-        (b->http = listen_inet(SOCK_STREAM, &b->http_port, err)) < 0 ||
-        (b->udp = listen_inet(SOCK_DGRAM, &b->udp_port, err)) < 0 ||
-        (b->dns = listen_inet(SOCK_DGRAM, &b->dns_port, err)) < 0 ||
+    if ((rc = listen_pair(b, SOCK_STREAM, &b->tcp, &b->br_tcp, &b->tcp_port, err)) < 0 ||
+        (rc = listen_pair(b, SOCK_STREAM, &b->http, &b->br_http, &b->http_port, err)) < 0 ||
+        (rc = listen_pair(b, SOCK_DGRAM, &b->udp, &b->br_udp, &b->udp_port, err)) < 0 ||
+        (rc = listen_pair(b, SOCK_DGRAM, &b->dns, &b->br_dns, &b->dns_port, err)) < 0 ||
         (b->abstract = listen_unix(b->abstract_name, true, err)) < 0 ||
         (b->docker = listen_unix(docker_path, false, err)) < 0)
         return err->code;
@@ -258,20 +321,27 @@ void asb_chaos_beacon_stop(asb_chaos_beacon_t *b, asb_chaos_obs_t *o)
         pthread_join(b->thread, NULL);
         b->running = false;
     }
-    int *fds[] = {&b->tcp, &b->udp, &b->http, &b->dns, &b->abstract, &b->docker, &b->stop_efd};
+    int *fds[] = {&b->tcp,    &b->udp,    &b->http,    &b->dns,    &b->abstract, &b->docker,
+                  &b->br_tcp, &b->br_udp, &b->br_http, &b->br_dns, &b->stop_efd};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
         if (*fds[i] >= 0) {
             close(*fds[i]);
             *fds[i] = -1;
         }
-    for (int ch = 0; ch < ASB_CHAOS_CH_COUNT; ch++) {
-        if (o && !o->beacon[ch]) {
-            o->beacon[ch] = b->buf[ch];
-            o->beacon_len[ch] = b->len[ch];
-        } else {
-            free(b->buf[ch]);
+    if (o && !o->bridge_addr[0])
+        snprintf(o->bridge_addr, sizeof(o->bridge_addr), "%s", b->bridge_addr);
+    for (int via = 0; via < ASB_CHAOS_VIA_COUNT; via++)
+        for (int ch = 0; ch < ASB_CHAOS_CH_COUNT; ch++) {
+            char **dst =
+                o ? (via == ASB_CHAOS_VIA_BRIDGE ? &o->beacon_bridge[ch] : &o->beacon[ch]) : NULL;
+            if (dst && !*dst) {
+                *dst = b->buf[via][ch];
+                (via == ASB_CHAOS_VIA_BRIDGE ? o->beacon_bridge_len : o->beacon_len)[ch] =
+                    b->len[via][ch];
+            } else {
+                free(b->buf[via][ch]);
+            }
+            b->buf[via][ch] = NULL;
+            b->len[via][ch] = 0;
         }
-        b->buf[ch] = NULL;
-        b->len[ch] = 0;
-    }
 }

@@ -2,6 +2,7 @@
  * says what the harness looked for and did not find (and, where the run record shows it, what
  * stopped the attack). docs/ATTACKS.md states each rule in prose. */
 #include "chaos/judge.h"
+#include "chaos/watch.h"
 #include "core/limits.h"
 
 #include <stdarg.h>
@@ -66,39 +67,71 @@ static asb_chaos_verdict_t beacon(const asb_chaos_obs_t *o, asb_chaos_channel_t 
                what, o->beacon_len[ch]);
 }
 
+/* The IP channels: host loopback, and for docker runs the bridge's host address as well. */
+static asb_chaos_verdict_t beacon_ip(const asb_chaos_obs_t *o, asb_chaos_channel_t ch,
+                                     const char *prefix, const char *what, char *ev, size_t n)
+{
+    char needle[ASB_CHAOS_NONCE_LEN + 32];
+    snprintf(needle, sizeof(needle), "%s%s", prefix, o->nonce);
+    if (asb_chaos_buf_has(o->beacon[ch], o->beacon_len[ch], needle))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "%s on host 127.0.0.1 received nonce %.8s (real egress)", what, short_nonce(o));
+    if (o->bridge_addr[0] &&
+        asb_chaos_buf_has(o->beacon_bridge[ch], o->beacon_bridge_len[ch], needle))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "%s on the docker bridge's host address %s received nonce %.8s (the run left "
+                   "its container's network)",
+                   what, o->bridge_addr, short_nonce(o));
+    /* A container cannot reach host loopback at all: without the bridge listener there was
+     * nothing it could have reached, and `blocked` would be unfounded. */
+    if (o->bridge_wanted && !o->bridge_addr[0])
+        return say(ASB_CHAOS_ERROR, ev, n,
+                   "cannot decide: a docker run cannot reach host loopback and the harness found "
+                   "no IPv4 address on the docker bridge to listen on");
+    if (o->bridge_addr[0])
+        return say(
+            ASB_CHAOS_BLOCKED, ev, n,
+            "%s on host 127.0.0.1 and on the docker bridge address %s received nothing carrying "
+            "the nonce (%zu + %zu bytes seen)",
+            what, o->bridge_addr, o->beacon_len[ch], o->beacon_bridge_len[ch]);
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "%s on host 127.0.0.1 received nothing carrying the nonce (%zu bytes seen)", what,
+               o->beacon_len[ch]);
+}
+
 static asb_chaos_verdict_t j_tcp(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_TCP, "tcp:", "TCP listener on host 127.0.0.1", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_TCP, "tcp:", "TCP listener", ev, n);
 }
 
 static asb_chaos_verdict_t j_udp(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_UDP, "udp:", "UDP listener on host 127.0.0.1", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_UDP, "udp:", "UDP listener", ev, n);
 }
 
 static asb_chaos_verdict_t j_http(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                   size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_HTTP, "GET /beacon/", "HTTP responder on host 127.0.0.1", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_HTTP, "GET /beacon/", "HTTP responder", ev, n);
 }
 
 static asb_chaos_verdict_t j_dns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_DNS, "", "DNS responder on host 127.0.0.1 (query name)", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_DNS, "", "DNS responder (query name)", ev, n);
 }
 
 static asb_chaos_verdict_t j_raw(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
     (void)r;
-    return beacon(o, ASB_CHAOS_CH_UDP, "raw:", "UDP listener (hand-crafted raw packet)", ev, n);
+    return beacon_ip(o, ASB_CHAOS_CH_UDP, "raw:", "UDP listener (hand-crafted raw packet)", ev, n);
 }
 
 static asb_chaos_verdict_t j_abstract(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
@@ -450,21 +483,37 @@ static asb_chaos_verdict_t j_forks(const asb_chaos_obs_t *o, const asb_result_t 
                o->watch.max_procs);
 }
 
+/* The time the run's processes existed, on the harness's clock: the watcher's first-to-last
+ * sighting widened by one scan interval at each end (so it never undercounts and the ratio is
+ * never inflated), capped by the run's wall clock. Without a sighting: the wall clock. The wall
+ * clock alone would count a docker engine's ~0.4 s of container create and start in which the
+ * program does not exist yet, and call a program that kept two CPUs busy a 1.2-CPU one. */
+static double cpu_window(const asb_chaos_obs_t *o, const asb_result_t *r)
+{
+    if (!o->watched || o->watch.max_procs == 0 || o->watch.first_seen_s <= 0)
+        return r->duration_s;
+    double w =
+        o->watch.last_seen_s - o->watch.first_seen_s + 2.0 * ASB_CHAOS_WATCH_INTERVAL_MS / 1e3;
+    return w < r->duration_s ? w : r->duration_s;
+}
+
 static asb_chaos_verdict_t j_cpu(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                  size_t n)
 {
-    (void)o;
     if (r->duration_s <= 0)
         return say(ASB_CHAOS_ERROR, ev, n, "no duration measured");
-    double ratio = r->cpu_time_s / r->duration_s;
+    double win = cpu_window(o, r);
+    double ratio = r->cpu_time_s / win;
     double cap = r->limits_enforced.cpus;
     if (ratio > 1.15)
-        return say(ASB_CHAOS_SUCCEEDED, ev, n, "used %.2f CPUs on average (%.2f s CPU in %.2f s)",
-                   ratio, r->cpu_time_s, r->duration_s);
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "used %.2f CPUs on average (%.2f s CPU in the %.2f s its processes lived)",
+                   ratio, r->cpu_time_s, win);
     if (cap > 0 && cap < 1.15 && ratio <= cap + 0.1)
         return say(ASB_CHAOS_BLOCKED, ev, n,
-                   "held to %.2f CPUs (%.2f s CPU in %.2f s) under a %.2f-CPU limit", ratio,
-                   r->cpu_time_s, r->duration_s, cap);
+                   "held to %.2f CPUs (%.2f s CPU in the %.2f s its processes lived) under a "
+                   "%.2f-CPU limit",
+                   ratio, r->cpu_time_s, win, cap);
     /* Three spinners got little CPU and no limit explains it: other load on the host did. */
     return say(ASB_CHAOS_ERROR, ev, n,
                "cannot decide: only %.2f CPUs used and no CPU limit below 1.15 (host busy?)",

@@ -12,8 +12,10 @@ void asb_chaos_obs_init(asb_chaos_obs_t *o)
 
 void asb_chaos_obs_free(asb_chaos_obs_t *o)
 {
-    for (int ch = 0; ch < ASB_CHAOS_CH_COUNT; ch++)
+    for (int ch = 0; ch < ASB_CHAOS_CH_COUNT; ch++) {
         free(o->beacon[ch]);
+        free(o->beacon_bridge[ch]);
+    }
     free(o->shadow);
     free(o->kcore_hex);
     free(o->devmem_hex);

@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Listener channels of the beacon, all on host loopback (or host-only unix sockets). */
+/* Listener channels of the beacon: on host loopback (or host-only unix sockets); for docker
+ * runs the IP channels also listen on the docker bridge's host address (see beacon.h). */
 typedef enum asb_chaos_channel {
     ASB_CHAOS_CH_TCP = 0,
     ASB_CHAOS_CH_UDP,
@@ -38,15 +39,24 @@ typedef struct asb_chaos_watch {
     int rt_policy;           /* highest scheduling policy seen: 1 FIFO, 2 RR */
     int userns_count;        /* distinct user namespaces among the run's processes */
     bool io_uring;           /* an io_uring instance in a process's fd table */
+    /* Harness clock (CLOCK_MONOTONIC, s) of the first and last scan that found a process of the
+     * run; 0 when none did. Bounds the time the run's processes existed, which for a docker run
+     * is much shorter than the run's wall clock (the engine's create and start come first). */
+    double first_seen_s, last_seen_s;
 } asb_chaos_watch_t;
 
 typedef struct asb_chaos_obs {
     char nonce[ASB_CHAOS_NONCE_LEN + 1];
     double timeout_s; /* the run's wall-clock limit as configured by the harness */
 
-    /* Bytes the harness's listeners received (NUL-terminated, capped). */
+    /* Bytes the harness's listeners received (NUL-terminated, capped): on 127.0.0.1 (and the
+     * unix sockets), and separately on the docker bridge's host address. */
     char *beacon[ASB_CHAOS_CH_COUNT];
     size_t beacon_len[ASB_CHAOS_CH_COUNT];
+    char *beacon_bridge[ASB_CHAOS_CH_COUNT];
+    size_t beacon_bridge_len[ASB_CHAOS_CH_COUNT];
+    bool bridge_wanted;   /* a docker run: the IP listeners must be on the bridge too */
+    char bridge_addr[16]; /* the bridge address listened on, "" when none */
 
     /* Random values the harness planted; empty string when not planted. */
     char secret[ASB_CHAOS_SECRET_LEN + 1];      /* in the harness's own environment */

@@ -89,6 +89,7 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
     asb_chaos_beacon_t b;
     memset(&b, 0, sizeof(b));
     b.tcp = b.udp = b.http = b.dns = b.abstract = b.docker = b.stop_efd = -1;
+    b.br_tcp = b.br_udp = b.br_http = b.br_dns = -1;
     asb_error_t err = {0};
     asb_result_t res;
     memset(&res, 0, sizeof(res));
@@ -107,10 +108,17 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
         goto out;
     }
     snprintf(out->nonce, sizeof(out->nonce), "%s", o.nonce);
-    if (asb_chaos_beacon_start(&b, h.docker_path, &err) < 0) {
+    /* A docker container never shares the host's network namespace: its way to the host is the
+     * bridge, so the listeners must be there too or `blocked` would mean nothing. */
+    o.bridge_wanted = strcmp(out->backend, "docker") == 0;
+    if (asb_chaos_beacon_start(&b, h.docker_path, o.bridge_wanted, &err) < 0) {
         fail(out, "beacon", &err);
         goto out;
     }
+    if (b.bridge_addr[0])
+        asb_chaos_host_env(&h, "HOSTS", "127.0.0.1 %s", b.bridge_addr);
+    else
+        asb_chaos_host_env(&h, "HOSTS", "127.0.0.1");
     asb_chaos_host_env(&h, "TCP_PORT", "%u", b.tcp_port);
     asb_chaos_host_env(&h, "UDP_PORT", "%u", b.udp_port);
     asb_chaos_host_env(&h, "HTTP_PORT", "%u", b.http_port);

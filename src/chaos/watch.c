@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_NS 16
@@ -127,6 +128,11 @@ static void read_sched(asb_chaos_watch_t *w, int pid)
         w->rt_policy = (int)policy;
 }
 
+bool asb_chaos_is_io_uring_link(const char *link)
+{
+    return strcmp(link, "anon_inode:[io_uring]") == 0;
+}
+
 static bool has_io_uring(int pid)
 {
     char path[64], link[128];
@@ -144,7 +150,7 @@ static bool has_io_uring(int pid)
         ssize_t n = readlink(fdp, link, sizeof(link) - 1);
         if (n > 0) {
             link[n] = '\0';
-            found = strstr(link, "io_uring") != NULL;
+            found = asb_chaos_is_io_uring_link(link);
         }
     }
     closedir(d);
@@ -220,6 +226,13 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
             wt->w.io_uring = true;
     }
     closedir(d);
+    if (procs > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        wt->w.last_seen_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        if (wt->w.first_seen_s == 0)
+            wt->w.first_seen_s = wt->w.last_seen_s;
+    }
     if (procs > wt->w.max_procs)
         wt->w.max_procs = procs;
     wt->w.userns_count = *n_ns;

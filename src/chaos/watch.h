@@ -28,6 +28,9 @@ void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out);
  * pidfd opened after the match (so a recycled pid is never hit). Returns the count found. */
 int asb_chaos_survivors(const char *nonce, bool kill_them);
 
+/* True when a /proc/PID/fd link target is an io_uring instance (exposed for unit tests). */
+bool asb_chaos_is_io_uring_link(const char *link);
+
 /* Merge one process's /proc/<pid>/status text into w (exposed for unit tests). */
 void asb_chaos_watch_status(asb_chaos_watch_t *w, const char *status, bool in_host_userns);
 

@@ -16,7 +16,11 @@
 void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
 {
     *out = plan->profile;
-    out->landlock = false; /* Docker offers none; the seed's Docker profiles have none */
+    /* Docker offers no Landlock and the seed's Docker profiles have none, so the container-mode
+     * supervisor neither applies nor attests it: asking for the scope would refuse every run.
+     * Host abstract sockets stay out of reach through the container's own network namespace
+     * (bridge or none; the verify step refuses NetworkMode host). */
+    out->landlock = false;
     /* Docker cannot set vm.memfd_noexec for a container (not a sysctl it passes through), and
      * the workload is not root to set it itself: docker-hardened does not close the
      * memfd + execveat path (docs/SPEC.md). */

@@ -167,10 +167,26 @@ static void set_arm(asb_latency_arm_t *a, const char *profile, uint32_t weaken)
         snprintf(a->name, sizeof(a->name), "%s", profile);
 }
 
+/* "docker-<profile>" is the profile on the docker backend (asb_run takes that name as it is);
+ * only the sandboxed profiles exist there. The arm keeps the prefix in its name and profile. */
+static const asb_profile_t *arm_profile(const char *name, char *arm, size_t arm_len)
+{
+    bool docker = strncmp(name, "docker-", 7) == 0;
+    const asb_profile_t *p = asb_profile_find(docker ? name + 7 : name);
+    if (!p || (docker && !p->sandboxed))
+        return NULL;
+    snprintf(arm, arm_len, "%s%s", docker ? "docker-" : "", p->name);
+    return p;
+}
+
 int asb_latency_build_arms(const asb_latency_opts_t *o, asb_latency_arm_t *arms, size_t *n_arms,
                            size_t *reference, asb_error_t *err)
 {
     size_t n = 0;
+    if (o->ablate && strncmp(o->ablate, "docker-", 7) == 0)
+        return asb_err(err, -EINVAL,
+                       "--ablate: '%s': the docker backend cannot switch single controls off",
+                       o->ablate);
     if (o->ablate) {
         const asb_profile_t *p = asb_profile_find(o->ablate);
         if (!p)
@@ -184,13 +200,13 @@ int asb_latency_build_arms(const asb_latency_opts_t *o, asb_latency_arm_t *arms,
                 set_arm(&arms[n++], p->name, CONTROLS[i]);
     } else {
         for (size_t i = 0; i < o->n_profiles; i++) {
-            const asb_profile_t *p = asb_profile_find(o->profiles[i]);
-            if (!p)
+            char name[32];
+            if (!arm_profile(o->profiles[i], name, sizeof(name)))
                 return asb_err(err, -EINVAL, "--profiles: unknown profile '%s'", o->profiles[i]);
             for (size_t j = 0; j < n; j++)
-                if (strcmp(arms[j].name, p->name) == 0)
-                    return asb_err(err, -EINVAL, "--profiles: '%s' given twice", p->name);
-            set_arm(&arms[n++], p->name, 0);
+                if (strcmp(arms[j].name, name) == 0)
+                    return asb_err(err, -EINVAL, "--profiles: '%s' given twice", name);
+            set_arm(&arms[n++], name, 0);
         }
     }
     if (n < 2)

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -54,6 +55,8 @@ static void fx_free(fixture_t *f)
     for (int ch = 0; ch < ASB_CHAOS_CH_COUNT; ch++) {
         free(f->o.beacon[ch]);
         f->o.beacon[ch] = NULL;
+        free(f->o.beacon_bridge[ch]);
+        f->o.beacon_bridge[ch] = NULL;
     }
     free(f->o.shadow);
     f->o.shadow = NULL;
@@ -68,6 +71,12 @@ static void beacon(fixture_t *f, asb_chaos_channel_t ch, const char *text)
 {
     f->o.beacon[ch] = strdup(text);
     f->o.beacon_len[ch] = strlen(text);
+}
+
+static void beacon_bridge(fixture_t *f, asb_chaos_channel_t ch, const char *text)
+{
+    f->o.beacon_bridge[ch] = strdup(text);
+    f->o.beacon_bridge_len[ch] = strlen(text);
 }
 
 static void test_every_attack_has_a_judge(void **state)
@@ -115,6 +124,50 @@ static void test_beacon_judges(void **state)
     fx_init(&f);
     beacon(&f, ASB_CHAOS_CH_UDP, "raw:" NONCE);
     assert_int_equal(judge(&f, "udp_egress"), ASB_CHAOS_BLOCKED);
+    fx_free(&f);
+}
+
+/* Docker runs: the nonce arriving on the bridge's host address is egress; a docker run with no
+ * bridge listener cannot be judged `blocked` (it could not have reached loopback anyway). */
+static void test_beacon_judges_docker_bridge(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *attack;
+        asb_chaos_channel_t ch;
+        const char *hit;
+    } cases[] = {
+        {"tcp_egress", ASB_CHAOS_CH_TCP, "tcp:" NONCE "\n"},
+        {"udp_egress", ASB_CHAOS_CH_UDP, "udp:" NONCE "\n"},
+        {"http_egress", ASB_CHAOS_CH_HTTP, "GET /beacon/" NONCE " HTTP/1.1\r\n"},
+        {"dns_resolve", ASB_CHAOS_CH_DNS, NONCE ".chaos.invalid\n"},
+        {"raw_socket", ASB_CHAOS_CH_UDP, "raw:" NONCE "\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        fixture_t f;
+        fx_init(&f);
+        f.o.bridge_wanted = true;
+        assert_int_equal(judge(&f, cases[i].attack), ASB_CHAOS_ERROR);
+        assert_non_null(strstr(f.ev, "cannot decide"));
+        snprintf(f.o.bridge_addr, sizeof(f.o.bridge_addr), "172.17.0.1");
+        assert_int_equal(judge(&f, cases[i].attack), ASB_CHAOS_BLOCKED);
+        assert_non_null(strstr(f.ev, "172.17.0.1"));
+        beacon_bridge(&f, cases[i].ch, cases[i].hit);
+        assert_int_equal(judge(&f, cases[i].attack), ASB_CHAOS_SUCCEEDED);
+        assert_non_null(strstr(f.ev, "bridge"));
+        fx_free(&f);
+        /* Bytes on a bridge socket the harness did not record an address for are not counted
+         * (the address names where the evidence came from). */
+        fx_init(&f);
+        beacon_bridge(&f, cases[i].ch, cases[i].hit);
+        assert_int_equal(judge(&f, cases[i].attack), ASB_CHAOS_BLOCKED);
+        fx_free(&f);
+    }
+    /* The unix-socket channels are not IP: a docker run's bridge changes nothing there. */
+    fixture_t f;
+    fx_init(&f);
+    f.o.bridge_wanted = true;
+    assert_int_equal(judge(&f, "abstract_unix"), ASB_CHAOS_BLOCKED);
     fx_free(&f);
 }
 
@@ -319,6 +372,29 @@ static void test_resource_judges(void **state)
     f.r.limits_enforced.cpus = 0; /* low use without a limit: other load, not a defence */
     assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_ERROR);
 
+    /* A docker run: 1.40 s CPU in a 1.35 s run, but its processes lived only 0.84 s (the engine
+     * created and started the container first). The watcher's window decides, not the run. */
+    f.r.duration_s = 1.35;
+    f.r.cpu_time_s = 1.40;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_ERROR); /* unwatched: 1.04 CPUs */
+    f.o.watched = true;
+    f.o.watch.max_procs = 4;
+    f.o.watch.first_seen_s = 100.00;
+    f.o.watch.last_seen_s = 100.84;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_SUCCEEDED);
+    assert_non_null(strstr(f.ev, "0.86 s")); /* widened by one scan interval at each end */
+    f.r.cpu_time_s = 0.85;
+    f.r.limits_enforced.cpus = 1.0;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_BLOCKED);
+    /* A window longer than the run (clock skew, a late scan) never exceeds the run's clock. */
+    f.o.watch.last_seen_s = 103.0;
+    f.r.cpu_time_s = 1.40;
+    f.r.limits_enforced.cpus = 0;
+    assert_int_equal(judge(&f, "cpu_spin"), ASB_CHAOS_ERROR);
+    assert_non_null(strstr(f.ev, "1.04"));
+    f.o.watched = false;
+    f.o.watch.max_procs = 0;
+
     f.r.duration_s = 3.1;
     assert_int_equal(judge(&f, "time_bomb"), ASB_CHAOS_SUCCEEDED);
     f.r.duration_s = 1.05;
@@ -376,6 +452,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_attack_has_a_judge),
         cmocka_unit_test(test_beacon_judges),
+        cmocka_unit_test(test_beacon_judges_docker_bridge),
         cmocka_unit_test(test_output_judges),
         cmocka_unit_test(test_shadow_and_mountinfo),
         cmocka_unit_test(test_file_out_judges),

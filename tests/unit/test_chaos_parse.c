@@ -66,6 +66,21 @@ static void test_watch_status(void **state)
     assert_false(w2.host_root);
 }
 
+/* Only the kernel's name for an io_uring instance counts. The attack's own script is
+ * io_uring_setup.py: while python reads it, /proc/PID/fd shows "/workspace/io_uring_setup.py",
+ * and a substring match once called hardened's io_uring_setup `succeeded` (the program's own
+ * output said io_uring_setup -> EPERM). */
+static void test_io_uring_link(void **state)
+{
+    (void)state;
+    assert_true(asb_chaos_is_io_uring_link("anon_inode:[io_uring]"));
+    assert_false(asb_chaos_is_io_uring_link("/workspace/io_uring_setup.py"));
+    assert_false(asb_chaos_is_io_uring_link("/work/attacks/io_uring_setup.py"));
+    assert_false(asb_chaos_is_io_uring_link("anon_inode:[eventfd]"));
+    assert_false(asb_chaos_is_io_uring_link("anon_inode:[io_uring]x"));
+    assert_false(asb_chaos_is_io_uring_link(""));
+}
+
 static void test_targets(void **state)
 {
     (void)state;
@@ -88,6 +103,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dns_qname),
+        cmocka_unit_test(test_io_uring_link),
         cmocka_unit_test(test_watch_status),
         cmocka_unit_test(test_targets),
     };

@@ -108,6 +108,33 @@ static bool argv_has_pair(char **v, const char *a, const char *b)
     return false;
 }
 
+/* The container-mode supervisor applies no Landlock at all (Docker offers none), so it never
+ * attests scoping; a docker profile that still asked for the native baseline's abstract-socket
+ * scope was refused on every run ("abstract unix socket scoping want 1 got 0"). In Docker the
+ * container's own network namespace (bridge or none; the verify step refuses host) is what keeps
+ * the host's abstract sockets out of reach. */
+static void test_effective_profile_asks_for_no_landlock(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"docker-baseline", "docker-hardened"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *argv[] = {"/usr/bin/python3", "-c", "1", NULL};
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = names[i];
+        cfg.argv = argv;
+        asb_plan_t plan;
+        asb_error_t err;
+        if (asb_plan_build(&cfg, &plan, &err) < 0)
+            fail_msg("%s: %s", names[i], err.message);
+        asb_profile_t p;
+        asb_docker_effective_profile(&plan, &p);
+        assert_false(p.landlock);
+        assert_false(p.landlock_scope);
+        asb_plan_free(&plan);
+    }
+}
+
 static void test_docker_run_argv_matches_request(void **state)
 {
     (void)state;
@@ -321,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_baseline_lacks_hardening_and_aliases_work),
         cmocka_unit_test(test_limits_and_image_reach_the_request),
         cmocka_unit_test(test_docker_run_argv_matches_request),
+        cmocka_unit_test(test_effective_profile_asks_for_no_landlock),
         cmocka_unit_test(test_verify_accepts_faithful_and_refuses_tampered),
         cmocka_unit_test(test_tar_extract_takes_only_requested_regular_files),
         cmocka_unit_test(test_no_engine_is_a_clear_error_never_a_fallback),

@@ -131,6 +131,36 @@ static void test_refusals(void **state)
     expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "no controls");
     assert_int_equal(PARSE(&o, &err, "--ablate", "nonsense"), 0);
     expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "nonsense");
+    /* The docker backend has the sandboxed profiles only, and no per-control weakening. */
+    assert_int_equal(PARSE(&o, &err, "--profiles", "hardened,docker-subprocess"), 0);
+    expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "docker-subprocess");
+    assert_int_equal(PARSE(&o, &err, "--profiles", "hardened,docker-nonsense"), 0);
+    expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "docker-nonsense");
+    assert_int_equal(PARSE(&o, &err, "--profiles", "docker-hardened,docker-hardened"), 0);
+    expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "twice");
+    assert_int_equal(PARSE(&o, &err, "--ablate", "docker-hardened"), 0);
+    expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "docker");
+}
+
+static void test_docker_arms(void **state)
+{
+    (void)state;
+    asb_latency_opts_t o;
+    asb_error_t err;
+    asb_latency_arm_t arms[ASB_LATENCY_MAX_ARMS];
+    size_t n = 0, ref = 99;
+    assert_int_equal(PARSE(&o, &err, "--profiles", "subprocess,hardened,docker-hardened",
+                           "--reference", "docker-hardened"),
+                     0);
+    assert_int_equal(asb_latency_build_arms(&o, arms, &n, &ref, &err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(ref, 2);
+    /* hardened and docker-hardened are two arms, and the docker one keeps its prefix: that name
+     * is what selects the docker backend in asb_run. */
+    assert_string_equal(arms[1].name, "hardened");
+    assert_string_equal(arms[2].name, "docker-hardened");
+    assert_string_equal(arms[2].profile, "docker-hardened");
+    assert_int_equal(arms[2].weaken, 0);
 }
 
 static void test_ablation_arms(void **state)
@@ -184,10 +214,9 @@ static void test_ablation_arms(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_every_option),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_ablation_arms),
+        cmocka_unit_test(test_defaults),    cmocka_unit_test(test_every_option),
+        cmocka_unit_test(test_refusals),    cmocka_unit_test(test_ablation_arms),
+        cmocka_unit_test(test_docker_arms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
