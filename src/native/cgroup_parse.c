@@ -233,7 +233,7 @@ static int parse_dev(span_t s, unsigned *major, unsigned *minor)
 int asb_cgroup_mounts_add_line(asb_cgroup_mounts_t *m, const char *line, size_t len)
 {
     /* id parent major:minor root mountpoint options [optional...] - fstype source superoptions */
-    span_t f[6], tok, fstype, source, superopts;
+    span_t f[6], tok, fstype = {0}, source = {0}, superopts = {0};
     size_t pos = 0;
     for (int i = 0; i < 6; i++) {
         if (!next_token(line, len, &pos, " ", &f[i]))
