@@ -26,4 +26,8 @@ int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, u
 /* Read a whole file (size-capped) into a malloc'd buffer. */
 int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len);
 
+/* Read all of stdin, but give up with a clear error if it has not ended within timeout_s: a
+ * caller that leaves its stdin pipe open must not hang the run before it starts. */
+int cli_read_stdin(size_t cap, double timeout_s, unsigned char **data, size_t *len);
+
 #endif

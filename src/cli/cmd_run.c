@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "Runs code or a command under a hardening profile (default: hardened).\n"
             "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened.\n"
             "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
-            "terminal, else empty.\n"
+            "terminal (it must end within the timeout), else empty.\n"
             "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
             "output limit, 125 when agent-sandbox itself failed or refused to run.\n");
 }
@@ -160,7 +160,8 @@ static int parse(int argc, char **argv, run_args_t *a)
         if (cli_read_file(stdin_file, ASB_MAX_STDIN_BYTES, &a->stdin_data, &slen) < 0)
             return -1;
     } else if (!isatty(0)) {
-        if (cli_read_file("-", ASB_MAX_STDIN_BYTES, &a->stdin_data, &slen) < 0)
+        double wait = c->limits.timeout_s > 0 ? c->limits.timeout_s : ASB_DEFAULT_TIMEOUT_S;
+        if (cli_read_stdin(ASB_MAX_STDIN_BYTES, wait, &a->stdin_data, &slen) < 0)
             return -1;
     }
     c->stdin_data = a->stdin_data;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 void cli_error(const char *fmt, ...)
@@ -49,6 +51,76 @@ int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, u
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+int cli_read_stdin(size_t cap, double timeout_s, unsigned char **data, size_t *len)
+{
+    struct stat st;
+    if (fstat(0, &st) < 0) {
+        *data = NULL, *len = 0; /* no stdin at all: the program gets an empty one */
+        return 0;
+    }
+    if (S_ISREG(st.st_mode))
+        return cli_read_file("-", cap, data, len);
+    size_t n = 0, alloc = 65536;
+    unsigned char *buf = malloc(alloc);
+    if (!buf) {
+        cli_error("out of memory reading stdin");
+        return -1;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double left =
+            timeout_s - ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9);
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        int r = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0) {
+            free(buf);
+            cli_error("stdin did not end within %g s: close it, or use --stdin-file F or "
+                      "</dev/null",
+                      timeout_s);
+            return -1;
+        }
+        if (n == alloc) {
+            if (alloc > cap) {
+                free(buf);
+                cli_error("stdin is larger than %zu bytes", cap);
+                return -1;
+            }
+            unsigned char *nb = realloc(buf, alloc * 2);
+            if (!nb) {
+                free(buf);
+                cli_error("out of memory reading stdin");
+                return -1;
+            }
+            buf = nb;
+            alloc *= 2;
+        }
+        ssize_t got = read(0, buf + n, alloc - n);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (got < 0) {
+            free(buf);
+            cli_error("cannot read stdin (%s)", strerror(errno));
+            return -1;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    if (n > cap) {
+        free(buf);
+        cli_error("stdin is larger than %zu bytes", cap);
+        return -1;
+    }
+    *data = buf;
+    *len = n;
     return 0;
 }
 
