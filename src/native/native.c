@@ -651,10 +651,6 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
             asb_err_wrap(err, "cgroup limits are required by profile %s", p->name);
             goto out;
         }
-        char *report = NULL;
-        asb_error_t reap_err;
-        asb_cgroup_reap_stale(&r.cghost, &report, &reap_err); /* best effort; never blocks a run */
-        free(report);
         if ((rc = asb_cgroup_create(&r.cg, &r.cghost, plan->run_id, &lim, err)) < 0)
             goto out;
         r.cg_created = true;
@@ -706,6 +702,14 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
         read_files_out(&r);
 out:
     run_cleanup(&r);
+    if (r.cghost.version != ASB_CGROUP_NONE) {
+        /* Leftovers of dead owners (crashed runs) go at every run's end, off the path that
+         * starts the sandbox; best effort, never fails a run. */
+        char *report = NULL;
+        asb_error_t reap_err;
+        asb_cgroup_reap_stale(&r.cghost, &report, &reap_err);
+        free(report);
+    }
     res->duration_s = now_s() - t0;
     return rc;
 }
