@@ -211,6 +211,9 @@ static void print_human(const asb_result_t *r)
     for (size_t i = 0; i < r->n_files_refused; i++)
         fprintf(stderr, "agent-sandbox: file-out %s refused: %s\n", r->files_refused[i].name,
                 r->files_refused[i].reason);
+    /* The status line starts a line of its own, whatever the program's stderr ended with. */
+    if (r->err.len && r->err.data[r->err.len - 1] != '\n')
+        fputc('\n', stderr);
     char status[32];
     snprintf(status, sizeof(status), "%s", asb_status_name(r->status));
     for (char *p = status; *p; p++)

@@ -12,14 +12,23 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Error lines quote hostile input (submission ids, file names, program output): control bytes
+ * are written as \xNN so they cannot drive the operator's terminal or split the line. */
 void cli_error(const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("agent-sandbox: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    fputs("agent-sandbox: error: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
 }
 
 int cli_parse_double(const char *flag, const char *s, double min, double max, double *out)
