@@ -305,6 +305,92 @@ int asb_cgroup_dirfd_v2(const asb_cgroup_t *cg)
     return cg->dirs[0].dir_fd;
 }
 
+int asb_cgroup_open_self_join(const asb_cgroup_t *cg, int *fds, size_t max, asb_error_t *err)
+{
+    if (cg->version != ASB_CGROUP_V1)
+        return asb_err(err, -EINVAL, "cgroup: joining through tasks files is for v1");
+    if (cg->n_dirs > max)
+        return asb_err(err, -E2BIG, "cgroup: too many hierarchies");
+    for (size_t i = 0; i < cg->n_dirs; i++) {
+        fds[i] = openat(cg->dirs[i].dir_fd, "tasks", O_WRONLY | O_CLOEXEC);
+        if (fds[i] < 0) {
+            int e = errno;
+            for (size_t j = 0; j < i; j++)
+                close(fds[j]);
+            return asb_err_sys(err, e, "cgroup: open %s/tasks", cg->dirs[i].path);
+        }
+    }
+    return (int)cg->n_dirs;
+}
+
+static bool has_controller(const char *list, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && list[j] != ',')
+            j++;
+        if (j - i == n && memcmp(list + i, name, n) == 0)
+            return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+int asb_cgroup_has_pid(const asb_cgroup_t *cg, pid_t pid, asb_error_t *err)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "cgroup: open %s", path);
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    static const char *const ours[] = {"memory", "pids", "cpu", "cpuacct"};
+    size_t want = 0, found = 0, name_len = strlen(cg->name);
+    for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *c1 = strchr(line, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        const char *ctrls = c1 + 1, *cpath = c2 + 1;
+        size_t clen = (size_t)(c2 - ctrls);
+        bool mine = false;
+        if (cg->version == ASB_CGROUP_V2) {
+            mine = clen == 0 && c1 - line == 1 && line[0] == '0';
+        } else {
+            for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+                mine |= has_controller(ctrls, clen, ours[i]);
+        }
+        if (!mine)
+            continue;
+        want++;
+        size_t plen = strlen(cpath);
+        if (plen > name_len && cpath[plen - name_len - 1] == '/' &&
+            strcmp(cpath + plen - name_len, cg->name) == 0)
+            found++;
+        else
+            return asb_err(err, -EPERM, "cgroup: pid %d is not in the run's cgroup (%s)", (int)pid,
+                           line);
+    }
+    if (want == 0 || want != (cg->version == ASB_CGROUP_V2 ? 1 : cg->n_dirs))
+        return asb_err(err, -EPERM, "cgroup: pid %d: %zu of the run's hierarchies seen", (int)pid,
+                       found);
+    return 0;
+}
+
 /* Read a counter that must exist (rc 0) or may be absent on older kernels (optional: 0). */
 static int stat_u64(const asb_cgroup_dir_t *d, const char *file, const char *key, bool optional,
                     uint64_t *out, asb_error_t *err)

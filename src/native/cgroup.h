@@ -107,6 +107,17 @@ int asb_cgroup_attach(asb_cgroup_t *cg, pid_t pid, asb_error_t *err);
  * starts inside its limits with no window. Owned by cg: do not close. -1 on v1 or before create. */
 int asb_cgroup_dirfd_v2(const asb_cgroup_t *cg);
 
+/* v1: one O_WRONLY fd per hierarchy on the run's `tasks` file, for a freshly cloned child to join
+ * by writing "0" itself. A task moving its own single thread skips the global threadgroup rwsem
+ * that every other migration takes, and with it the RCU grace period (4-18 ms here) that rwsem
+ * waits for. The fds carry the opener's (root's) credentials for the permission check. Returns
+ * the number of fds (close them), or a negative code. */
+int asb_cgroup_open_self_join(const asb_cgroup_t *cg, int *fds, size_t max, asb_error_t *err);
+
+/* 0 when every hierarchy line of /proc/<pid>/cgroup that belongs to the run's cgroup names it
+ * (read from the host: evidence that a join really happened), else -EPERM with the line. */
+int asb_cgroup_has_pid(const asb_cgroup_t *cg, pid_t pid, asb_error_t *err);
+
 typedef struct asb_cgroup_stats {
     uint64_t oom_kills;         /* the cgroup's own OOM-kill counter */
     uint64_t memory_peak_bytes; /* 0 when the kernel does not record it */

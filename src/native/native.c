@@ -55,6 +55,10 @@ typedef struct native_run {
     char **file_names;
     pid_t pid;
     int pidfd;
+    int join_fds[ASB_CGROUP_MAX_HIERARCHIES]; /* v1: the run's tasks files, for the child */
+    int n_join;
+    char join_err[256]; /* prepared before clone: the child may only send bytes */
+    size_t join_err_len;
     int ws_fd;
     asb_capbuf_t cap_out, cap_err;
     json_t *report;
@@ -205,6 +209,16 @@ __attribute__((noreturn)) static void child_exec(native_run_t *r)
     close(r->sync[1]);
     while (read(r->sync[0], &b, 1) < 0 && errno == EINTR)
         ;
+    /* Join the run's v1 cgroups ourselves: a task moving its own single thread skips the
+     * global rwsem (and its RCU grace period) that a move by another process takes. Nothing of
+     * the run exists yet, so nothing escapes the limits; failing here ends the run. */
+    for (int i = 0; i < r->n_join; i++) {
+        if (write(r->join_fds[i], "0", 1) != 1) {
+            ssize_t w = send(r->ctl[1], r->join_err, r->join_err_len, MSG_NOSIGNAL);
+            (void)w;
+            _exit(125);
+        }
+    }
     /* vm.memfd_noexec is per pid namespace but only global root may write it through /proc/sys:
      * set it for our new pid namespace now, while we still carry the host's uid 0. 2 = no
      * executable memfd (code written at run time cannot be exec'd via memfd + execveat). The
@@ -315,6 +329,17 @@ static int spawn(native_run_t *r, asb_error_t *err)
     int cgfd = r->cg_created ? asb_cgroup_dirfd_v2(&r->cg) : -1;
     if (cgfd >= 0)
         flags |= CLONE_INTO_CGROUP;
+    if (r->cg_created && cgfd < 0) {
+        int n = asb_cgroup_open_self_join(&r->cg, r->join_fds, ASB_CGROUP_MAX_HIERARCHIES, err);
+        if (n < 0)
+            return n;
+        r->n_join = n;
+        int len = snprintf(r->join_err, sizeof(r->join_err),
+                           "{\"type\":\"error\",\"nonce\":\"%s\",\"message\":\"cannot join "
+                           "the run's cgroup\"}",
+                           r->plan->nonce);
+        r->join_err_len = len > 0 ? (size_t)len : 0;
+    }
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
     ca.flags = flags;
@@ -327,6 +352,9 @@ static int spawn(native_run_t *r, asb_error_t *err)
     if (pid == 0)
         child_exec(r);
     r->pid = (pid_t)pid;
+    for (int i = 0; i < r->n_join; i++)
+        close(r->join_fds[i]);
+    r->n_join = 0;
     close_fd(&r->sync[0]);
     close_fd(&r->ctl[1]);
     close_fd(&r->out[1]);
@@ -340,10 +368,9 @@ static int spawn(native_run_t *r, asb_error_t *err)
     if (write(r->sync[1], "x", 1) != 1)
         return asb_err_sys(err, errno, "release supervisor");
     close_fd(&r->sync[1]);
-    /* The supervisor builds its root meanwhile and waits for this before anything that must
-     * count against the run's limits (files in, the workload). */
-    if (r->cg_created && cgfd < 0 && (rc = asb_cgroup_attach(&r->cg, r->pid, err)) < 0)
-        return rc;
+    /* v2: cloned into the cgroup; v1: the child joined before exec. The supervisor waits for
+     * this before anything that must count against the run's limits (files in, the workload);
+     * the host checks the membership itself before it lets the workload run. */
     send_packet(r->ctl[0], "cgroup_ready");
     return 0;
 }
@@ -365,7 +392,13 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
         close(fd);
     if (strcmp(type, "attest") == 0 && !r->attested) {
         r->attested = true;
-        if (asb_native_verify_attestation(r->plan, m, &r->res->attestation)) {
+        asb_error_t cgerr;
+        if (r->cg_created && asb_cgroup_has_pid(&r->cg, r->pid, &cgerr) < 0) {
+            /* Limits that do not hold are refused like any failed control. */
+            if (!r->sup_error)
+                r->sup_error = strdup(cgerr.message);
+            send_packet(r->ctl[0], "abort");
+        } else if (asb_native_verify_attestation(r->plan, m, &r->res->attestation)) {
             send_packet(r->ctl[0], "go");
             r->released = true;
         } else {
@@ -610,6 +643,8 @@ static void run_cleanup(native_run_t *r)
         close_fd(fds[i]);
     for (size_t i = 0; i < r->n_file_fds; i++)
         close(r->file_fds[i]);
+    for (int i = 0; i < r->n_join; i++) /* only when clone3 itself failed */
+        close(r->join_fds[i]);
     free(r->file_fds);
     free(r->file_names);
     json_decref(r->report);
