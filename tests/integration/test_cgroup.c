@@ -352,9 +352,14 @@ static void test_create_limits_attach_kill_destroy(void **state)
 
     int go, rep;
     pid_t child = spawn(child_sleep, &go, &rep);
+    /* The host's membership check: a process outside the run's cgroup is refused. */
+    assert_int_equal(asb_cgroup_has_pid(&cg, child, &err), -EPERM);
     if (asb_cgroup_attach(&cg, child, &err) != 0)
         fail_msg("attach: %s", err.message);
     assert_in_cgroup(child, &cg);
+    if (asb_cgroup_has_pid(&cg, child, &err) != 0)
+        fail_msg("has_pid after attach: %s", err.message);
+    assert_int_equal(asb_cgroup_has_pid(&cg, getpid(), &err), -EPERM);
     asb_cgroup_stats_t st;
     if (asb_cgroup_read_stats(&cg, &st, &err) != 0)
         fail_msg("stats: %s", err.message);
@@ -372,6 +377,58 @@ static void test_create_limits_attach_kill_destroy(void **state)
     assert_gone(&saved);
     assert_int_equal(cg.n_dirs, 0);
     assert_int_equal(asb_cgroup_destroy(&cg, &err), 0); /* idempotent */
+}
+
+/* v1: a child joins by writing "0" to tasks files its parent opened (how the native backend
+ * joins without the global rwsem); the membership check then accepts it. */
+static void test_self_join_v1(void **state)
+{
+    (void)state;
+    if (g_host.version != ASB_CGROUP_V1) {
+        print_message("SKIP: self-join through tasks files is for cgroup v1 hosts\n");
+        skip();
+    }
+    asb_cgroup_t cg;
+    asb_error_t err;
+    asb_cgroup_limits_t lim = {.memory_bytes = 64 * MIB, .pids = 16};
+    if (asb_cgroup_create(&cg, &g_host, "selfjoin", &lim, &err) != 0)
+        fail_msg("create: %s", err.message);
+    int fds[ASB_CGROUP_MAX_HIERARCHIES];
+    int n = asb_cgroup_open_self_join(&cg, fds, ASB_CGROUP_MAX_HIERARCHIES, &err);
+    assert_true(n > 0);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(p[1]);
+        for (int i = 0; i < n; i++)
+            if (write(fds[i], "0", 1) != 1)
+                _exit(1);
+        char b;
+        while (read(p[0], &b, 1) < 0 && errno == EINTR)
+            ;
+        _exit(0);
+    }
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+    /* Wait until the child has joined (bounded), then check from outside. */
+    int ok = -1;
+    for (int i = 0; i < 200 && ok != 0; i++) {
+        ok = asb_cgroup_has_pid(&cg, child, &err);
+        if (ok != 0)
+            usleep(5000);
+    }
+    if (ok != 0)
+        fail_msg("self-join: %s", err.message);
+    assert_in_cgroup(child, &cg);
+    close(p[1]);
+    int st;
+    waitpid(child, &st, 0);
+    close(p[0]);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    if (asb_cgroup_destroy(&cg, &err) != 0)
+        fail_msg("destroy: %s", err.message);
 }
 
 static void test_oom_kill_counted(void **state)
@@ -874,6 +931,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect_v1),
         cmocka_unit_test(test_create_limits_attach_kill_destroy),
+        cmocka_unit_test(test_self_join_v1),
         cmocka_unit_test(test_oom_kill_counted),
         cmocka_unit_test(test_pids_limit_holds_and_destroy_kills_all),
         cmocka_unit_test(test_cpu_quota_throttles),
