@@ -207,11 +207,13 @@ static void sleep_ns(int64_t ns)
     (void)clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 }
 
+/* ENODEV: the directory is being removed right now (kernfs deactivated it), by a concurrent
+ * reaper: for us that is the same as already gone. */
 static int rmdir_at(int parent_fd, const char *name)
 {
     if (unlinkat(parent_fd, name, AT_REMOVEDIR) == 0)
         return 0;
-    return -errno;
+    return errno == ENODEV ? -ENOENT : -errno;
 }
 
 /* SIGKILL everything in the cgroup once. v2's cgroup.kill also catches processes forked while it
@@ -236,11 +238,13 @@ int asb_cgroup_fs_remove(int parent_fd, const char *name, bool use_kill_file)
 
     int dir_fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir_fd < 0)
-        return -errno;
+        return errno == ENODEV ? -ENOENT : -errno;
     const int64_t deadline = now_ns() + (int64_t)ASB_CGROUP_DRAIN_TIMEOUT_MS * 1000000LL;
     int64_t step = DRAIN_STEP_MIN_NS;
     for (;;) {
         rc = kill_once(dir_fd, use_kill_file);
+        if (rc == -ENODEV)
+            rc = -ENOENT;
         if (rc < 0 && rc != -ENOENT)
             break;
         sleep_ns(step);

@@ -476,7 +476,7 @@ static void event_loop(native_run_t *r)
                 handle_message(r, m, fd);
                 json_decref(m);
             } else if (p[0].revents & (POLLHUP | POLLERR)) {
-                p[0].fd = -1;
+                close_fd(&r->ctl[0]); /* peer gone and nothing left to read: stop polling it */
             }
         } else if (p[0].revents & (POLLHUP | POLLERR)) {
             close_fd(&r->ctl[0]);

@@ -93,10 +93,23 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->net_ifaces = strdup(ifs ? ifs : "");
     a->hostname = strdup(host ? host : "");
     a->pid_ns = strdup(pidns ? pidns : "");
-    if (!json_is_integer(json_object_get(att, "uid")) ||
-        !json_is_integer(json_object_get(att, "cap_eff")) ||
-        !json_is_integer(json_object_get(att, "seccomp_mode")))
-        append(why, sizeof(why), "%s%s missing (want %lld got %lld)", "fields", 0, 0);
+    /* Every field must be there with its type: a missing integer would read as 0, which is
+     * exactly what hardened expects of the capability sets. */
+    static const char *const ints[] = {
+        "uid",     "gid",          "cap_eff",      "cap_prm",      "cap_inh",     "cap_bnd",
+        "cap_amb", "no_new_privs", "seccomp_mode", "landlock_abi", "memfd_noexec"};
+    static const char *const bools[] = {"landlock_enforced", "root_readonly",
+                                        "abstract_unix_scoped"};
+    static const char *const strs[] = {"net_ifaces", "hostname", "pid_ns"};
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+        if (!json_is_integer(json_object_get(att, ints[i])))
+            append(why, sizeof(why), "%s%s missing (%lld/%lld)", ints[i], 0, 0);
+    for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+        if (!json_is_boolean(json_object_get(att, bools[i])))
+            append(why, sizeof(why), "%s%s missing (%lld/%lld)", bools[i], 0, 0);
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        if (!json_is_string(json_object_get(att, strs[i])))
+            append(why, sizeof(why), "%s%s missing (%lld/%lld)", strs[i], 0, 0);
 
     if (a->uid != p->uid)
         append(why, sizeof(why), "%s%s want %lld got %lld", "uid", p->uid, a->uid);
