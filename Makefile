@@ -37,9 +37,10 @@ test-asan:
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -L unit
 
+# A real engine for the docker tests; the daemon this target started is stopped however they end.
 test-docker: bootstrap build
-	@bash scripts/docker-setup.sh
-	@cd $(BUILD) && ASB_REQUIRE_DOCKER=1 ctest --output-on-failure -L docker
+	@bash -c 'trap "bash $(CURDIR)/scripts/docker-setup.sh --stop" EXIT; bash scripts/docker-setup.sh && \
+	  cd $(BUILD) && ASB_REQUIRE_DOCKER=1 ctest --output-on-failure -L docker'
 
 FUZZ_SECONDS ?= 30
 fuzz:
