@@ -40,17 +40,28 @@ end=$(date +%s.%N)
 tail -4 "$out/matrix.txt"
 echo "docker columns wall time: $($PY -c "print(round($end-$start,1))") s"
 
-retry=$($PY - "$out/matrix.json" <<'PY'
+# Re-run only the cells that errored, up to three times, merging each answer in.
+for attempt in 1 2 3; do
+    retry=$($PY - "$out/matrix.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(",".join(sorted({r["attack"] for r in d["runs"] if r["verdict"] == "error"})))
 PY
 )
-if [ -n "$retry" ]; then
-    echo "re-running errored attacks once: $retry"
+    [ -n "$retry" ] || break
+    echo "re-running errored attacks (attempt $attempt): $retry"
     sleep 2
     "$CLI" chaos --profiles "$cols" --attacks "$retry" --out "$out/retry.json" >/dev/null || true
-fi
+    $PY - "$out/matrix.json" "$out/retry.json" <<'PY'
+import json, sys
+d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+again = {(x["attack"], x["profile"]): x for x in r["runs"]}
+d["runs"] = [again.get((x["attack"], x["profile"]), x) if x["verdict"] == "error" else x
+             for x in d["runs"]]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+done
+retry=""
 
 $PY - "$out/matrix.json" "${retry:+$out/retry.json}" <<'PY'
 import json, sys
