@@ -21,6 +21,7 @@
 #include <linux/mount.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,7 +65,8 @@ typedef struct native_run {
     json_t *report;
     char *sup_error;
     bool attested, released, backstop_fired, sup_exited;
-    int sup_status; /* wait status of the supervisor */
+    bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
+    int sup_status;       /* wait status of the supervisor */
 } native_run_t;
 
 static double now_s(void)
@@ -207,8 +209,11 @@ __attribute__((noreturn)) static void child_exec(native_run_t *r)
 {
     char b;
     close(r->sync[1]);
-    while (read(r->sync[0], &b, 1) < 0 && errno == EINTR)
+    ssize_t got;
+    while ((got = read(r->sync[0], &b, 1)) < 0 && errno == EINTR)
         ;
+    if (got != 1)
+        _exit(125); /* the host went away before releasing us */
     /* Join the run's v1 cgroups ourselves: a task moving its own single thread skips the
      * global rwsem (and its RCU grace period) that a move by another process takes. Nothing of
      * the run exists yet, so nothing escapes the limits; failing here ends the run. */
@@ -344,11 +349,23 @@ static int spawn(native_run_t *r, asb_error_t *err)
     memset(&ca, 0, sizeof(ca));
     ca.flags = flags;
     ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
+    /* SIGCHLD as for any child (execve resets the exit signal to SIGCHLD anyway). A caller that
+     * reaps children itself or ignores SIGCHLD may take the supervisor's wait status: event_loop
+     * then knows it exited from the pidfd and decides from the nonce-tagged report alone. */
     ca.exit_signal = SIGCHLD;
     ca.cgroup = cgfd >= 0 ? (uint64_t)cgfd : 0;
+    /* The caller's signal handlers must not run in the child before it execs (they would run on
+     * a copy of the caller's state): block everything across clone3, as posix_spawn does. The
+     * supervisor resets its mask and every disposition first thing. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+    int clone_errno = errno;
+    if (pid != 0)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0)
-        return asb_err_sys(err, errno, "clone3 into new namespaces");
+        return asb_err_sys(err, clone_errno, "clone3 into new namespaces");
     if (pid == 0)
         child_exec(r);
     r->pid = (pid_t)pid;
@@ -365,7 +382,7 @@ static int spawn(native_run_t *r, asb_error_t *err)
         return rc;
     if (r->plan->profile.root == ASB_ROOT_OVERLAY_RW && (rc = send_usr_tree(r, err)) < 0)
         return rc;
-    if (write(r->sync[1], "x", 1) != 1)
+    if (send(r->sync[1], "x", 1, MSG_NOSIGNAL) != 1)
         return asb_err_sys(err, errno, "release supervisor");
     close_fd(&r->sync[1]);
     /* v2: cloned into the cgroup; v1: the child joined before exec. The supervisor waits for
@@ -490,10 +507,21 @@ static void event_loop(native_run_t *r)
         if (p[3].revents & POLLIN) {
             siginfo_t si;
             memset(&si, 0, sizeof(si));
-            if (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED) == 0) {
+            int w = waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED | __WALL);
+            if (w == 0) {
                 r->sup_exited = true;
                 r->sup_status =
                     si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 : (si.si_status & 0x7f);
+            } else if (errno == ECHILD) {
+                /* The caller reaped it (SIGCHLD handler, or SIGCHLD ignored): the pidfd says it
+                 * is gone, its status is not ours to read. */
+                r->sup_exited = true;
+                r->sup_status_lost = true;
+            } else if (errno != EINTR) {
+                r->sup_exited = true;
+                r->sup_status = SIGKILL;
+                if (!r->sup_error)
+                    r->sup_error = strdup("the supervisor's exit status could not be read");
             }
         }
     }
@@ -594,13 +622,24 @@ static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
         res->status = ASB_STATUS_OUTPUT_LIMIT;
         return;
     }
-    bool sup_signaled = !WIFEXITED(r->sup_status);
+    bool sup_signaled = !r->sup_status_lost && !WIFEXITED(r->sup_status);
     if (res->out_of_memory && (!rep || res->signal != 0 || sup_signaled)) {
         res->status = ASB_STATUS_OOM_KILLED;
         return;
     }
     if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
+        return;
+    }
+    if (!r->sup_exited) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "the supervisor's exit was not seen");
+        return;
+    }
+    if (rep && (!json_is_integer(json_object_get(rep, "exit_code")) ||
+                !json_is_integer(json_object_get(rep, "signal")))) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "malformed exit report");
         return;
     }
     if (!rep || sup_signaled) {
@@ -613,7 +652,7 @@ static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
         asb_result_set_error(res, exec_error);
         return;
     }
-    int mirror = WEXITSTATUS(r->sup_status);
+    int mirror = r->sup_status_lost ? res->exit_code : WEXITSTATUS(r->sup_status);
     if (res->exit_code < 0 || mirror != res->exit_code) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, "exit report disagrees with the supervisor's exit status");
@@ -627,7 +666,8 @@ static void run_cleanup(native_run_t *r)
     if (r->pid > 0 && !r->sup_exited) {
         syscall(SYS_pidfd_send_signal, r->pidfd, SIGKILL, NULL, 0);
         siginfo_t si;
-        while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+        while (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED | __WALL) < 0 &&
+               errno == EINTR)
             ;
         r->sup_exited = true;
     }
@@ -712,7 +752,7 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
     }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r.ctl) < 0 ||
         pipe2(r.out, O_CLOEXEC) < 0 || pipe2(r.err, O_CLOEXEC) < 0 ||
-        pipe2(r.sync, O_CLOEXEC) < 0) {
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r.sync) < 0) {
         rc = asb_err_sys(err, errno, "channels");
         goto out;
     }

@@ -16,7 +16,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,9 +167,24 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         rc = asb_err_sys(err, errno, "pipes");
         goto out;
     }
-    pid = fork();
+    /* clone3 with no exit signal and a pidfd: a caller that reaps children in a SIGCHLD
+     * handler, or ignores SIGCHLD, cannot take the child's status from us (found by review: it
+     * made asb_run spin). All signals blocked across it, so none of the caller's handlers runs
+     * in the child; the child resets every disposition and the mask before exec. */
+    struct clone_args ca;
+    memset(&ca, 0, sizeof(ca));
+    ca.flags = CLONE_PIDFD;
+    ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
+    ca.exit_signal = 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+    int clone_errno = errno;
+    if (pid != 0)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
-        rc = asb_err_sys(err, errno, "fork");
+        rc = asb_err_sys(err, clone_errno, "clone3");
         goto out;
     }
     if (pid == 0) {
@@ -183,8 +200,9 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
         sa.sa_handler = SIG_DFL;
-        for (int s = 1; s < 32; s++)
-            sigaction(s, &sa, NULL);
+        for (int s = 1; s < NSIG; s++)
+            if (s != SIGKILL && s != SIGSTOP)
+                sigaction(s, &sa, NULL);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -200,12 +218,12 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     }
     close(outp[1]), close(errp[1]), close(execp[1]);
     outp[1] = errp[1] = execp[1] = -1;
-    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
 
     double deadline = now_s() + plan->limits.timeout_s;
-    bool exited = false, timed_out = false, output_limit = false;
+    bool exited = false, timed_out = false, output_limit = false, status_lost = false;
+    double drain_until = 0;
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof(ru));
@@ -214,12 +232,18 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
                               {.fd = errp[0], .events = POLLIN},
                               {.fd = exited ? -1 : pidfd, .events = POLLIN}};
         double t = now_s();
-        if (!exited && t >= deadline && !timed_out) {
+        if (!exited && t >= deadline && !status_lost) {
+            /* Again on every pass until it is gone: the first kill may have come before the
+             * child's setsid() made its process group. */
             timed_out = true;
             kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
         }
-        /* After exit, wait a little for the pipes (a daemonised child may hold them open). */
-        double wait_until = exited ? t + 0.2 : deadline;
+        if (exited && t >= drain_until)
+            break;
+        /* After exit, wait a little for the pipes, from the moment of exit on: a daemonised
+         * descendant may hold them open and keep writing. */
+        double wait_until = exited ? drain_until : deadline;
         int ms = wait_until > t ? (int)((wait_until - t) * 1000) + 1 : 0;
         int r = poll(p, 3, timed_out && !exited ? 100 : ms);
         if (r < 0 && errno != EINTR)
@@ -240,17 +264,34 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
                 }
             }
         }
-        if (!exited && (p[2].revents || pidfd < 0)) {
-            pid_t w = wait4(pid, &status, pidfd < 0 ? 0 : WNOHANG, &ru);
-            if (w == pid) {
+        if (!exited && p[2].revents) {
+            /* Exited but not reaped yet: its pid (and process group id) cannot be reused, so
+             * the group kill cannot hit anyone else. Then reap. */
+            siginfo_t si;
+            memset(&si, 0, sizeof(si));
+            int wr = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOWAIT | __WALL);
+            if (wr < 0 && errno == ECHILD) {
+                /* Reaped by the caller (a SIGCHLD handler, or SIGCHLD ignored): the status,
+                 * the only evidence this profile has, is gone, and the pid may be reused. */
                 exited = true;
+                status_lost = true;
+                drain_until = now_s() + 0.2;
+            } else if (wr == 0 && si.si_pid == pid) {
                 kill(-pid, SIGKILL); /* the rest of its process group */
+                pid_t w = wait4(pid, &status, __WALL, &ru);
+                exited = true;
+                drain_until = now_s() + 0.2;
+                if (w != pid) {
+                    rc = asb_err_sys(err, errno, "wait for the program");
+                    goto out;
+                }
             }
         }
     }
     if (!exited) {
         kill(-pid, SIGKILL);
-        while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+        kill(pid, SIGKILL);
+        while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR)
             ;
     }
     int exec_errno = 0;
@@ -263,7 +304,9 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     res->cpu_time_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     res->max_rss_kb = ru.ru_maxrss;
-    if (WIFEXITED(status))
+    if (status_lost)
+        ; /* unknown: exit_code stays -1 */
+    else if (WIFEXITED(status))
         res->exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         res->signal = WTERMSIG(status);
@@ -272,6 +315,12 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         res->timed_out = true;
     } else if (output_limit) {
         res->status = ASB_STATUS_OUTPUT_LIMIT;
+    } else if (status_lost) {
+        rc = asb_err(err, -ECHILD,
+                     "the program's exit status was taken by the caller (it reaps "
+                     "children itself or ignores SIGCHLD)");
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, err->message);
     } else if (exec_failed) {
         char msg[600];
         snprintf(msg, sizeof(msg), "exec %s: %s", plan->argv[0], strerror(exec_errno));

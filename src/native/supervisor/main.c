@@ -130,14 +130,18 @@ static int read_attestation(int fd, char *buf, size_t size, int timeout_ms)
     uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
     while (len < size - 1) {
         uint64_t t = now_ms();
-        if (t >= deadline)
+        if (t >= deadline) {
+            buf[len] = '\0';
             return -ETIMEDOUT;
+        }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, (int)(deadline - t));
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (r <= 0) {
+            buf[len] = '\0';
             return -ETIMEDOUT;
+        }
         ssize_t n = read(fd, buf + len, 1);
         if (n < 0 && errno == EINTR)
             continue;
@@ -203,6 +207,15 @@ int main(int argc, char **argv)
      * fd), even as root of the namespace. */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    /* Nothing of the caller's signal state survives: an ignored SIGCHLD would auto-reap the
+     * workload behind our back, an ignored SIGINT would reach the program. Exec already reset
+     * handlers; SIG_IGN dispositions and the (all-blocked) mask are inherited. */
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (sup_spec_read(ASB_FD_SPEC, &spec, &err) < 0)
         return fatal(NULL, err.message);
@@ -285,7 +298,7 @@ int main(int argc, char **argv)
     }
     close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
 
-    char att[8192];
+    char att[8192] = "";
     int alen = read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
     if (alen < 0) {
         kill_all(&st);
@@ -327,7 +340,9 @@ int main(int argc, char **argv)
         int r = poll(p, 5, timeout);
         if (r < 0 && errno != EINTR)
             break;
-        if (now_ms() >= deadline && !st.timed_out) {
+        if (r > 0 && p[2].revents)
+            reap(&st); /* a workload that ended right at the deadline did not time out */
+        if (!st.workload_done && now_ms() >= deadline && !st.timed_out) {
             st.timed_out = true;
             kill_all(&st);
         }

@@ -1,0 +1,127 @@
+/* The library inside a real program: callers that reap children themselves or ignore SIGCHLD
+ * (servers, event loops), and programs that leave a writer behind. Found by code review: each
+ * made asb_run spin forever. Every case runs in a forked child with an alarm, so a hang fails
+ * the test instead of hanging it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "agent_sandbox.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void reaper(int sig)
+{
+    (void)sig;
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        ;
+}
+
+enum { MODE_DEFAULT, MODE_IGNORE, MODE_REAP };
+
+/* In a child: set up the caller's SIGCHLD habit, run one sandbox, exit 0 only if it completed
+ * with exit status 7 within the time limit. */
+static int run_in_child(int mode, const char *profile, double timeout_s, const char *code,
+                        int want_status, int want_exit)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm((unsigned)timeout_s + 10); /* a hang fails, it does not block the suite */
+        if (mode == MODE_IGNORE) {
+            signal(SIGCHLD, SIG_IGN);
+        } else if (mode == MODE_REAP) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof(sa));
+            sa.sa_handler = reaper;
+            sa.sa_flags = SA_RESTART;
+            sigaction(SIGCHLD, &sa, NULL);
+        }
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = profile;
+        cfg.code = code;
+        cfg.interpreter = "/usr/bin/python3";
+        cfg.limits.timeout_s = timeout_s;
+        asb_result_t r;
+        asb_error_t e;
+        double t0 = now_s();
+        int rc = asb_run(&cfg, &r, &e);
+        double d = now_s() - t0;
+        int ok = (int)r.status == want_status && r.exit_code == want_exit && d < timeout_s + 4 &&
+                 (rc == 0) == (want_status != ASB_STATUS_SANDBOX_ERROR);
+        if (!ok)
+            fprintf(stderr, "  %s mode %d: rc %d status %s exit %d after %.2f s (%s)\n", profile,
+                    mode, rc, asb_status_name(r.status), r.exit_code, d, r.error ? r.error : "");
+        asb_result_free(&r);
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFSIGNALED(st))
+        fprintf(stderr, "  %s mode %d: killed by signal %d (hung)\n", profile, mode, WTERMSIG(st));
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void test_caller_ignores_or_reaps_sigchld(void **state)
+{
+    (void)state;
+    const char *code = "import os, subprocess\n"
+                       "subprocess.run(['/bin/true'])\n" /* the program's own children work */
+                       "os._exit(7)\n";
+    /* The sandboxes decide from the supervisor's nonce-tagged report even when the caller
+     * took the supervisor's wait status. */
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(run_in_child(MODE_IGNORE, profiles[i], 5, code, ASB_STATUS_COMPLETED, 7));
+        assert_true(run_in_child(MODE_REAP, profiles[i], 5, code, ASB_STATUS_COMPLETED, 7));
+    }
+    /* subprocess has only the wait status: when the caller takes it, a clear error at once,
+     * never a guess and never a hang. */
+    assert_true(run_in_child(MODE_IGNORE, "subprocess", 5, code, ASB_STATUS_SANDBOX_ERROR, -1));
+    assert_true(run_in_child(MODE_DEFAULT, "subprocess", 5, code, ASB_STATUS_COMPLETED, 7));
+}
+
+/* subprocess: a descendant that left the process group and keeps writing must not keep
+ * asb_run from returning (it is the documented weakness of that profile that it survives). */
+static void test_subprocess_detached_writer_does_not_hang(void **state)
+{
+    (void)state;
+    const char *code = "import os, time\n"
+                       "if os.fork() == 0:\n"
+                       "    os.setsid()\n"
+                       "    end = time.time() + 6\n"
+                       "    while time.time() < end:\n"
+                       "        os.write(1, b'x'); time.sleep(0.05)\n"
+                       "    os._exit(0)\n"
+                       "os._exit(7)\n";
+    assert_true(run_in_child(MODE_DEFAULT, "subprocess", 3, code, ASB_STATUS_COMPLETED, 7));
+    sleep(7); /* let the detached writer finish before the next test */
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("SKIP: needs root (real sandboxes)\n");
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_caller_ignores_or_reaps_sigchld),
+        cmocka_unit_test(test_subprocess_detached_writer_does_not_hang),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
