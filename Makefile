@@ -16,11 +16,14 @@ build:
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: bootstrap build
+# bootstrap strictly before build, also under make -j: the build needs what bootstrap installs.
+demo: bootstrap
+	@$(MAKE) --no-print-directory build
 	@bash scripts/demo.sh $(BUILD)
 
 # All tests, then the unit tests again under ASan+UBSan, then a short run of every fuzz target.
-test: bootstrap build
+test: bootstrap
+	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j 1 --timeout 900
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-10}
@@ -38,7 +41,8 @@ test-asan:
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -L unit
 
 # A real engine for the docker tests; the daemon this target started is stopped however they end.
-test-docker: bootstrap build
+test-docker: bootstrap
+	@$(MAKE) --no-print-directory build
 	@bash -c 'trap "bash $(CURDIR)/scripts/docker-setup.sh --stop" EXIT; bash scripts/docker-setup.sh && \
 	  cd $(BUILD) && ASB_REQUIRE_DOCKER=1 ctest --output-on-failure -L docker'
 
@@ -48,7 +52,8 @@ fuzz:
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	@bash scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-bench: bootstrap build
+bench: bootstrap
+	@$(MAKE) --no-print-directory build
 	@bash scripts/bench.sh $(BUILD)
 
 install: build

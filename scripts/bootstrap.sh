@@ -6,7 +6,7 @@ PKGS=(
   build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
   libseccomp-dev libcap-dev libjansson-dev libcmocka-dev
   libcurl4-openssl-dev libarchive-dev libssl-dev zlib1g-dev
-  python3 python3-scipy iproute2 procps
+  python3 python3-scipy iproute2 procps curl
 )
 
 missing=()

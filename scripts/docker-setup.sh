@@ -43,7 +43,7 @@ if ! command -v dockerd >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   # Another process may hold the dpkg lock: wait for it instead of failing.
   apt-get -o DPkg::Lock::Timeout=300 update -q
-  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends docker.io
+  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends docker.io curl
 fi
 t1=$(date +%s.%N)
 
