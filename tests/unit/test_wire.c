@@ -159,7 +159,8 @@ static size_t rec(uint8_t *p, int tag, const char *key, uint32_t vlen, const voi
     memcpy(p + 2, key, k);
     p[2 + k] = (uint8_t)vlen, p[3 + k] = (uint8_t)(vlen >> 8), p[4 + k] = (uint8_t)(vlen >> 16),
           p[5 + k] = (uint8_t)(vlen >> 24);
-    memcpy(p + 6 + k, val, n);
+    if (n)
+        memcpy(p + 6 + k, val, n);
     return 6 + k + n;
 }
 
