@@ -3,6 +3,7 @@
 #include "native/wire.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,7 @@ void asb_wire_free(asb_wire_buf_t *b)
 
 bool asb_wire_ok(const asb_wire_buf_t *b)
 {
-    return !b->failed && b->data;
+    return !b->failed; /* an empty message (data still NULL) is a valid one */
 }
 
 /* Room for n more bytes; returns where they go or NULL (and the buffer is failed). */
@@ -211,9 +212,36 @@ int asb_wire_next(const void *msg, size_t len, size_t *off, asb_wire_rec_t *rec)
     return 1;
 }
 
+/* Text is UTF-8 without NUL: the host hands it to jansson, which accepts nothing else. */
 static bool no_nul(const uint8_t *p, size_t n)
 {
-    return n == 0 || memchr(p, 0, n) == NULL;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        if (c == 0)
+            return false;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = c >= 0xc2 && c <= 0xdf   ? 1
+                   : c >= 0xe0 && c <= 0xef ? 2
+                   : c >= 0xf0 && c <= 0xf4 ? 3
+                                            : 0;
+        if (k == 0 || n - i <= k)
+            return false;
+        uint32_t cp = c & (0x3fu >> k);
+        for (size_t j = 1; j <= k; j++) {
+            if ((p[i + j] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (p[i + j] & 0x3fu);
+        }
+        /* overlong forms, surrogates, beyond U+10FFFF */
+        if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += k + 1;
+    }
+    return true;
 }
 
 /* Visit each string of an 'a' value; returns the count or -EINVAL. */
@@ -266,10 +294,15 @@ static int check_level(const uint8_t *m, size_t len, int depth)
                 return -EINVAL;
             break;
         case ASB_WIRE_INT:
-        case ASB_WIRE_DOUBLE:
             if (r.vlen != 8)
                 return -EINVAL;
             break;
+        case ASB_WIRE_DOUBLE: {
+            double d;
+            if (asb_wire_rec_double(&r, &d) < 0 || !isfinite(d))
+                return -EINVAL; /* NaN and infinities: JSON (the host's view) has none */
+            break;
+        }
         case ASB_WIRE_STR:
             if (!no_nul(r.val, r.vlen))
                 return -EINVAL;

@@ -179,12 +179,32 @@ static void test_malformed(void **state)
     /* null with a value */
     n = rec(m, 'n', "x", 1, two, 1);
     assert_int_equal(asb_wire_check(m, n), -EINVAL);
+    /* a NaN double (JSON has none) */
+    static const uint8_t nan_bits[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+    n = rec(m, 'd', "x", 8, nan_bits, 8);
+    assert_int_equal(asb_wire_check(m, n), -EINVAL);
     /* unknown tag */
     n = rec(m, 'z', "x", 0, NULL, 0);
     assert_int_equal(asb_wire_check(m, n), -EINVAL);
     /* NUL inside a string */
     n = rec(m, 's', "x", 3, nul_str, 3);
     assert_int_equal(asb_wire_check(m, n), -EINVAL);
+    /* text that is not UTF-8 (jansson on the host takes nothing else): in a value, a key, an
+     * array element; overlong and surrogate forms too. Valid multi-byte text passes. */
+    static const uint8_t bad_utf8[][3] = {{0xf6, 'a', 'a'}, {0xc0, 0x80, 'a'}, {0xed, 0xa0, 0x80}};
+    for (size_t k = 0; k < 3; k++) {
+        n = rec(m, 's', "x", 3, bad_utf8[k], 3);
+        assert_int_equal(asb_wire_check(m, n), -EINVAL);
+    }
+    n = rec(m, 's', "\xf6", 0, NULL, 0);
+    assert_int_equal(asb_wire_check(m, n), -EINVAL);
+    static const uint8_t arr_bad[] = {1, 0, 0, 0, 0xff};
+    n = rec(m, 'a', "v", sizeof(arr_bad), arr_bad, sizeof(arr_bad));
+    assert_int_equal(asb_wire_check(m, n), -EINVAL);
+    n = rec(m, 's', "x", 6, "\xc3\xa9\xe2\x82\xac", 5);
+    assert_int_equal(asb_wire_check(m, n), -EINVAL); /* declared 6, 5 present */
+    n = rec(m, 's', "x", 5, "\xc3\xa9\xe2\x82\xac", 5);
+    assert_int_equal(asb_wire_check(m, n), 0);
     /* declared length beyond the end (and near UINT32_MAX) */
     n = rec(m, 's', "x", 4, "abc", 3);
     assert_int_equal(asb_wire_check(m, n), -EINVAL);
@@ -222,9 +242,17 @@ static void test_malformed(void **state)
     assert_true(asb_wire_ok(&b));
     assert_int_equal(asb_wire_check(b.data, b.len), -EINVAL);
     asb_wire_free(&b);
-    /* the empty message is well-formed and has nothing in it */
+    /* the empty message is well-formed, has nothing in it, and encodes (found by fuzz_wire) */
     assert_int_equal(asb_wire_check(NULL, 0), 0);
     assert_int_equal(asb_wire_count(NULL, 0), 0);
+    json_t *empty = asb_wire_to_json(NULL, 0);
+    assert_non_null(empty);
+    assert_int_equal(json_object_size(empty), 0);
+    asb_wire_buf_t e = {0};
+    asb_wire_from_json(&e, empty);
+    assert_true(asb_wire_ok(&e));
+    assert_int_equal(e.len, 0);
+    json_decref(empty);
 }
 
 static void test_encoder_limits(void **state)

@@ -685,7 +685,7 @@ int sup_container_main(void)
     if (asb_wire_unhex(att, &araw, &arlen) == 0)
         asb_wire_put_raw(&ao, araw, arlen); /* checks the records */
     free(araw);
-    if (!asb_wire_ok(&ao)) {
+    if (!asb_wire_ok(&ao) || arlen == 0) {
         asb_wire_free(&ao);
         kill_all();
         return fatal(spec.nonce, "malformed attestation");

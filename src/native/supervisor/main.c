@@ -305,7 +305,7 @@ int main(int argc, char **argv)
     if (asb_wire_unhex(att, &araw, &arlen) == 0)
         asb_wire_put_raw(&ao, araw, arlen); /* checks the records */
     free(araw);
-    if (!asb_wire_ok(&ao)) {
+    if (!asb_wire_ok(&ao) || arlen == 0) {
         asb_wire_free(&ao);
         kill_all(&st);
         return fatal(&spec, "malformed attestation");
