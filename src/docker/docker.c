@@ -15,6 +15,7 @@
 #include "io/file_in.h"
 #include "native/native_spec.h"
 #include "native/proto.h"
+#include "native/wire_json.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -95,7 +96,7 @@ static void send_verdict(drun_t *r, bool go)
 
 static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
 {
-    json_t *m = json_loadb((const char *)buf, len, 0, NULL);
+    json_t *m = asb_wire_to_json(buf, len); /* NULL when malformed: a protocol error below */
     const char *type = json_string_value(json_object_get(m, "type"));
     const char *nonce = json_string_value(json_object_get(m, "nonce"));
     if (type && nonce && !*nonce && strcmp(type, "error") == 0 && !r->sup_error) {

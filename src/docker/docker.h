@@ -16,26 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ASB_DOCKER_DEFAULT_SOCKET "/var/run/docker.sock"
-#define ASB_DOCKER_API "/v1.41" /* Docker 20.10; newer engines still serve it */
-#define ASB_DOCKER_DEFAULT_IMAGE "agent-sandbox/python:latest"
-#define ASB_DOCKER_SUPERVISOR_PATH "/.asb/asb-supervisor" /* inside the container, read-only */
-#define ASB_DOCKER_IO_DIR "/.asb-io"      /* anonymous volume: inputs in, outputs out */
-#define ASB_DOCKER_SPEC_ENV "ASB_SPEC"    /* the run spec for the supervisor's container mode */
-#define ASB_DOCKER_INLINE_MAX (48 * 1024) /* code + stdin up to this go inline in the spec */
-#define ASB_DOCKER_LABEL_OWNER "org.agent-sandbox.owner"
-#define ASB_DOCKER_LABEL_RUN "org.agent-sandbox.run"
-#define ASB_DOCKER_LABEL_PROFILE "org.agent-sandbox.profile"
-#define ASB_DOCKER_STDERR_KEEP 4096      /* the supervisor's own diagnostics we keep */
-#define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */
-#define ASB_DOCKER_FRAME_MAX 65536       /* largest supervisor frame payload */
-
-/* Supervisor frames on the container's stdout: 1 type byte, 4-byte big-endian length, payload.
- * Only the supervisor writes the container's stdout; the workload writes to pipes it reads. */
-#define ASB_FRAME_STDOUT 'o'
-#define ASB_FRAME_STDERR 'e'
-#define ASB_FRAME_JSON 'j' /* attest, exit, error: JSON tagged with the run's nonce */
-#define ASB_FRAME_HDR 5
+#include "docker/docker_proto.h"
 
 /* What a request is built from besides the plan. Pure data: building a request reads nothing. */
 typedef struct asb_docker_req_ctx {

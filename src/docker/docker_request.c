@@ -6,6 +6,7 @@
 #include "core/json.h"
 #include "core/limits.h"
 #include "docker/docker.h"
+#include "native/wire_json.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -101,8 +102,12 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
     asb_profile_t p;
     asb_docker_effective_profile(plan, &p);
     json_t *spec = asb_docker_spec(plan, ctx->io_volume);
-    char *spec_s = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    /* The supervisor reads no JSON (it is built against musl): records, hex for the env. */
+    asb_wire_buf_t w = {0};
+    asb_wire_from_json(&w, spec);
     json_decref(spec);
+    char *spec_s = spec && asb_wire_ok(&w) ? asb_wire_hex(w.data, w.len) : NULL;
+    asb_wire_free(&w);
     if (!spec_s)
         return NULL;
     size_t envlen = strlen(ASB_DOCKER_SPEC_ENV) + 1 + strlen(spec_s) + 1;

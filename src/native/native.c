@@ -15,6 +15,8 @@
 #include "native/cgroup.h"
 #include "native/native_spec.h"
 #include "native/proto.h"
+#include "native/wire.h"
+#include "native/wire_json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -266,9 +268,13 @@ __attribute__((noreturn)) static void child_exec(native_run_t *r)
 
 static void send_packet(int ctl, const char *type)
 {
-    char buf[64];
-    int n = snprintf(buf, sizeof(buf), "{\"type\":\"%s\"}", type);
-    while (send(ctl, buf, (size_t)n, MSG_NOSIGNAL) < 0 && errno == EINTR)
+    uint8_t buf[64];
+    asb_wire_buf_t b;
+    asb_wire_init_fixed(&b, buf, sizeof(buf));
+    asb_wire_put_str(&b, "type", type);
+    if (!asb_wire_ok(&b))
+        return; /* not sent: the supervisor takes silence as an abort */
+    while (send(ctl, b.data, b.len, MSG_NOSIGNAL) < 0 && errno == EINTR)
         ;
 }
 
@@ -298,8 +304,11 @@ static int send_usr_tree(native_run_t *r, asb_error_t *err)
             rc = asb_err_sys(err, errno, "idmap /usr for the overlay");
     }
     if (rc == 0) {
-        char msg[] = "{\"type\":\"usr_tree\"}";
-        struct iovec iov = {.iov_base = msg, .iov_len = sizeof(msg) - 1};
+        uint8_t msg[64];
+        asb_wire_buf_t b;
+        asb_wire_init_fixed(&b, msg, sizeof(msg));
+        asb_wire_put_str(&b, "type", "usr_tree");
+        struct iovec iov = {.iov_base = msg, .iov_len = b.len};
         union {
             char b[CMSG_SPACE(sizeof(int))];
             struct cmsghdr align;
@@ -339,11 +348,12 @@ static int spawn(native_run_t *r, asb_error_t *err)
         if (n < 0)
             return n;
         r->n_join = n;
-        int len = snprintf(r->join_err, sizeof(r->join_err),
-                           "{\"type\":\"error\",\"nonce\":\"%s\",\"message\":\"cannot join "
-                           "the run's cgroup\"}",
-                           r->plan->nonce);
-        r->join_err_len = len > 0 ? (size_t)len : 0;
+        asb_wire_buf_t b;
+        asb_wire_init_fixed(&b, r->join_err, sizeof(r->join_err));
+        asb_wire_put_str(&b, "type", "error");
+        asb_wire_put_str(&b, "nonce", r->plan->nonce);
+        asb_wire_put_str(&b, "message", "cannot join the run's cgroup");
+        r->join_err_len = asb_wire_ok(&b) ? b.len : 0;
     }
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
@@ -737,14 +747,16 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
     if ((rc = prepare_files(&r, err)) < 0)
         goto out;
     json_t *spec = asb_native_spec(plan, (const char *const *)r.file_names, r.n_file_fds);
-    char *spec_s = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
+    asb_wire_buf_t spec_w = {0};
+    asb_wire_from_json(&spec_w, spec);
     json_decref(spec);
-    if (!spec_s) {
+    if (!spec || !asb_wire_ok(&spec_w)) {
+        asb_wire_free(&spec_w);
         rc = asb_err_sys(err, ENOMEM, "run spec");
         goto out;
     }
-    r.spec_fd = memfd_with("spec", spec_s, strlen(spec_s), err);
-    free(spec_s);
+    r.spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
+    asb_wire_free(&spec_w);
     if (r.spec_fd < 0 ||
         (r.stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0) {
         rc = err->code;

@@ -1,6 +1,7 @@
 #include "native/native_spec.h"
 #include "core/limits.h"
 #include "native/proto.h"
+#include "native/wire_json.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -186,8 +187,7 @@ json_t *asb_native_recv(int ctl, int *fd_out)
             }
         }
     }
-    buf[n] = '\0';
-    json_t *o = (msg.msg_flags & MSG_TRUNC) ? NULL : json_loadb(buf, (size_t)n, 0, NULL);
+    json_t *o = (msg.msg_flags & MSG_TRUNC) ? NULL : asb_wire_to_json(buf, (size_t)n);
     free(buf);
     if (!o && *fd_out >= 0) {
         close(*fd_out);

@@ -5,14 +5,14 @@
 #include "core/plan.h"
 #include <jansson.h>
 
-/* The run spec for the supervisor, as JSON (see proto.h). */
+/* The run spec for the supervisor, as JSON; native.c sends it as wire.h records (proto.h). */
 json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files);
 
 /* Compare the supervisor's attestation with what the plan requires. Fills res->attestation;
  * returns true when valid, else res->attestation.mismatch says what differs. */
 bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *out);
 
-/* Read one control packet (JSON) and an optional passed fd. Returns the object or NULL on
+/* Read one control packet (wire.h records, returned as JSON) and an optional passed fd. Returns the object or NULL on
  * EOF/error; *fd_out is -1 when no fd came with it. */
 json_t *asb_native_recv(int ctl, int *fd_out);
 

@@ -1,9 +1,9 @@
 /* channel.c - the supervisor's side of the control socket. */
 #include "native/proto.h"
 #include "native/supervisor/sup.h"
+#include "native/wire.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,26 +36,21 @@ static int send_packet(int ctl, const char *buf, size_t len, int fd)
     }
 }
 
-static int send_obj(int ctl, const char *nonce, const char *type, json_t *o, int fd)
+/* body (may be NULL) gets "type" and "nonce" added, is sent, and is freed. */
+static int send_obj(int ctl, const char *nonce, const char *type, asb_wire_buf_t *body, int fd)
 {
-    if (!o)
-        o = json_object();
-    if (!o)
-        return -ENOMEM;
-    json_object_set_new(o, "type", json_string(type));
-    json_object_set_new(o, "nonce", json_string(nonce));
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    if (!s)
-        return -ENOMEM;
-    int rc = send_packet(ctl, s, strlen(s), fd);
-    free(s);
+    asb_wire_buf_t local = {0};
+    asb_wire_buf_t *b = body ? body : &local;
+    asb_wire_put_str(b, "type", type);
+    asb_wire_put_str(b, "nonce", nonce);
+    int rc = asb_wire_ok(b) ? send_packet(ctl, (const char *)b->data, b->len, fd) : -ENOMEM;
+    asb_wire_free(b);
     return rc;
 }
 
-int sup_send_json(int ctl, const char *nonce, const char *type, void *json_obj)
+int sup_send_msg(int ctl, const char *nonce, const char *type, asb_wire_buf_t *body)
 {
-    return send_obj(ctl, nonce, type, (json_t *)json_obj, -1);
+    return send_obj(ctl, nonce, type, body, -1);
 }
 
 int sup_send_fd(int ctl, const char *nonce, const char *type, int fd)
@@ -65,7 +60,17 @@ int sup_send_fd(int ctl, const char *nonce, const char *type, int fd)
 
 int sup_send_error(int ctl, const char *nonce, const char *message)
 {
-    return send_obj(ctl, nonce, "error", json_pack("{s:s}", "message", message), -1);
+    asb_wire_buf_t b = {0};
+    asb_wire_put_str(&b, "message", message);
+    return send_obj(ctl, nonce, "error", &b, -1);
+}
+
+/* A host message is of type `want`: well-formed, with exactly that "type". */
+static bool is_type(const char *buf, size_t n, const char *want)
+{
+    asb_wire_rec_t r;
+    return asb_wire_check(buf, n) == 0 && asb_wire_find(buf, n, "type", ASB_WIRE_STR, &r) == 0 &&
+           r.vlen == strlen(want) && memcmp(r.val, want, r.vlen) == 0;
 }
 
 int sup_recv_fd(int ctl, const char *want, int timeout_ms)
@@ -77,7 +82,7 @@ int sup_recv_fd(int ctl, const char *want, int timeout_ms)
     if (r <= 0)
         return -ETIMEDOUT;
     char buf[256];
-    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf) - 1};
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
     union {
         char b[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
@@ -89,15 +94,11 @@ int sup_recv_fd(int ctl, const char *want, int timeout_ms)
         ;
     if (n <= 0)
         return -EPROTO;
-    buf[n] = '\0';
     int fd = -1;
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
         memcpy(&fd, CMSG_DATA(c), sizeof(int));
-    json_t *o = json_loads(buf, 0, NULL);
-    const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
-    bool ok = type && strcmp(type, want) == 0 && fd >= 0;
-    json_decref(o);
+    bool ok = !(msg.msg_flags & MSG_TRUNC) && is_type(buf, (size_t)n, want) && fd >= 0;
     if (!ok) {
         if (fd >= 0)
             close(fd);
@@ -118,16 +119,11 @@ int sup_wait_for(int ctl, const char *want, int timeout_ms)
         if (r == 0)
             return 0; /* no answer in time: treated as abort */
         char buf[256];
-        ssize_t n = recv(ctl, buf, sizeof(buf) - 1, 0);
+        ssize_t n = recv(ctl, buf, sizeof(buf), 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return 0;
-        buf[n] = '\0';
-        json_t *o = json_loads(buf, 0, NULL);
-        const char *type = o ? json_string_value(json_object_get(o, "type")) : NULL;
-        int go = type && strcmp(type, want) == 0;
-        json_decref(o);
-        return go;
+        return is_type(buf, (size_t)n, want) ? 1 : 0;
     }
 }

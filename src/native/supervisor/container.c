@@ -13,14 +13,13 @@
  * attach stream; its end means the host is gone and the run ends. */
 #include "core/error.h"
 #include "core/limits.h"
-#include "docker/docker.h"
+#include "docker/docker_proto.h"
 #include "native/proto.h"
 #include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,10 +41,11 @@ typedef struct cspec {
     long uid, gid;
     bool caps_none, no_new_privs, stack_hardened, seccomp, netns, root_ro;
     uint64_t caps_keep, fsize, nofile, timeout_ms, output_bytes, file_out_bytes;
-    const char *hostname, *workspace, *io_dir;
+    char *hostname, *workspace, *io_dir;
     char **argv, **env;
-    json_t *files_in, *files_out;
-    const char *code_b64, *stdin_b64;
+    char **files_in, **files_out;
+    size_t n_files_in, n_files_out;
+    char *code_b64, *stdin_b64; /* NULL: not inline */
     bool code_file, stdin_file;
 } cspec_t;
 
@@ -95,80 +95,91 @@ static void frame(char type, const void *p, size_t n)
         write_all(1, p, n);
 }
 
-static void send_json(const char *nonce, const char *type, json_t *o)
+/* body (may be NULL) gets "type" and "nonce", goes out as one frame, and is freed. */
+static void send_msg(const char *nonce, const char *type, asb_wire_buf_t *body)
 {
-    if (!o)
-        o = json_object();
-    if (!o)
-        return;
-    json_object_set_new(o, "type", json_string(type));
-    json_object_set_new(o, "nonce", json_string(nonce));
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    if (s && strlen(s) <= ASB_DOCKER_FRAME_MAX)
-        frame(ASB_FRAME_JSON, s, strlen(s));
-    free(s);
+    asb_wire_buf_t local = {0};
+    asb_wire_buf_t *b = body ? body : &local;
+    asb_wire_put_str(b, "type", type);
+    asb_wire_put_str(b, "nonce", nonce);
+    if (asb_wire_ok(b) && b->len <= ASB_DOCKER_FRAME_MAX)
+        frame(ASB_FRAME_JSON, b->data, b->len);
+    asb_wire_free(b);
 }
 
 static int fatal(const char *nonce, const char *msg)
 {
-    send_json(nonce ? nonce : "", "error", json_pack("{s:s}", "message", msg));
+    asb_wire_buf_t b = {0};
+    asb_wire_put_str(&b, "message", msg);
+    send_msg(nonce ? nonce : "", "error", &b);
     return 125;
 }
 
-static char **strv(json_t *arr)
+static bool plain_names(char *const *v)
 {
-    if (!json_is_array(arr))
-        return NULL;
-    char **v = calloc(json_array_size(arr) + 1, sizeof(char *));
-    for (size_t i = 0; v && i < json_array_size(arr); i++)
-        if (!(v[i] = (char *)json_string_value(json_array_get(arr, i))))
-            return NULL;
-    return v;
-}
-
-static bool plain_names(json_t *arr)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v)
-    {
-        const char *s = json_string_value(v);
-        if (!s || !*s || strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+    for (size_t i = 0; v && v[i]; i++) {
+        const char *s = v[i];
+        if (!*s || strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
             return false;
     }
-    return json_is_array(arr);
+    return v != NULL;
 }
 
-static int spec_parse(json_t *o, cspec_t *s, asb_error_t *err)
+/* A string that may be null: 0 with *out NULL for null, -EINVAL for anything else. */
+static int str_or_null(const uint8_t *m, size_t len, const char *key, char **out)
+{
+    asb_wire_rec_t r;
+    *out = NULL;
+    if (asb_wire_find(m, len, key, ASB_WIRE_NULL, &r) == 0)
+        return 0;
+    return asb_wire_get_str(m, len, key, out);
+}
+
+static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err)
 {
     memset(s, 0, sizeof(*s));
-    json_error_t je;
-    const char *nonce, *caps, *sec;
-    json_t *code = NULL, *in = NULL;
-    json_int_t uid, gid, keep, fsize, nofile, tmo, outb, fob;
-    int nnp, netns, ro, cf, sf;
-    json_t *argv, *env;
-    if (json_unpack_ex(o, &je, JSON_STRICT,
-                       "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, "
-                       "s:I, s:o, s:o, s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b}",
-                       "nonce", &nonce, "uid", &uid, "gid", &gid, "caps", &caps, "caps_keep", &keep,
-                       "no_new_privs", &nnp, "seccomp", &sec, "netns", &netns, "root_ro", &ro,
-                       "hostname", &s->hostname, "fsize", &fsize, "nofile", &nofile, "timeout_ms",
-                       &tmo, "output_bytes", &outb, "file_out_bytes", &fob, "argv", &argv, "env",
-                       &env, "workspace", &s->workspace, "io_dir", &s->io_dir, "files_in",
-                       &s->files_in, "files_out", &s->files_out, "code", &code, "code_file", &cf,
-                       "stdin", &in, "stdin_file", &sf) != 0)
-        return asb_err(err, -EINVAL, "spec: %s", je.text);
+    char *nonce = NULL, *caps = NULL, *sec = NULL;
+    int64_t uid, gid, keep, fsize, nofile, tmo, outb, fob;
+    bool nnp, netns, ro, cf, sf;
+    int rc = -EINVAL;
+    /* Strict: well-formed, exactly these 25 keys (no duplicates: asb_wire_check), right types. */
+    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 25 ||
+        asb_wire_get_str(m, len, "nonce", &nonce) < 0 ||
+        asb_wire_get_int(m, len, "uid", &uid) < 0 || asb_wire_get_int(m, len, "gid", &gid) < 0 ||
+        asb_wire_get_str(m, len, "caps", &caps) < 0 ||
+        asb_wire_get_int(m, len, "caps_keep", &keep) < 0 ||
+        asb_wire_get_bool(m, len, "no_new_privs", &nnp) < 0 ||
+        asb_wire_get_str(m, len, "seccomp", &sec) < 0 ||
+        asb_wire_get_bool(m, len, "netns", &netns) < 0 ||
+        asb_wire_get_bool(m, len, "root_ro", &ro) < 0 ||
+        asb_wire_get_str(m, len, "hostname", &s->hostname) < 0 ||
+        asb_wire_get_int(m, len, "fsize", &fsize) < 0 ||
+        asb_wire_get_int(m, len, "nofile", &nofile) < 0 ||
+        asb_wire_get_int(m, len, "timeout_ms", &tmo) < 0 ||
+        asb_wire_get_int(m, len, "output_bytes", &outb) < 0 ||
+        asb_wire_get_int(m, len, "file_out_bytes", &fob) < 0 ||
+        asb_wire_get_strv(m, len, "argv", &s->argv, NULL) < 0 ||
+        asb_wire_get_strv(m, len, "env", &s->env, NULL) < 0 ||
+        asb_wire_get_str(m, len, "workspace", &s->workspace) < 0 ||
+        asb_wire_get_str(m, len, "io_dir", &s->io_dir) < 0 ||
+        asb_wire_get_strv(m, len, "files_in", &s->files_in, &s->n_files_in) < 0 ||
+        asb_wire_get_strv(m, len, "files_out", &s->files_out, &s->n_files_out) < 0 ||
+        str_or_null(m, len, "code", &s->code_b64) < 0 ||
+        asb_wire_get_bool(m, len, "code_file", &cf) < 0 ||
+        str_or_null(m, len, "stdin", &s->stdin_b64) < 0 ||
+        asb_wire_get_bool(m, len, "stdin_file", &sf) < 0) {
+        asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
+        goto out;
+    }
     if (strlen(nonce) >= sizeof(s->nonce) || tmo <= 0 || outb < 0 || fsize < 0 || nofile < 0 ||
         fob < 0 || keep < 0 || (strcmp(caps, "none") && strcmp(caps, "docker_default")) ||
         (strcmp(sec, "none") && strcmp(sec, "docker_default") && strcmp(sec, "hardened")) ||
         s->workspace[0] != '/' || (s->io_dir[0] && s->io_dir[0] != '/') ||
         !plain_names(s->files_in) || !plain_names(s->files_out) ||
-        (!s->io_dir[0] &&
-         (json_array_size(s->files_in) || json_array_size(s->files_out) || cf || sf)) ||
-        !(json_is_null(code) || json_is_string(code)) || !(json_is_null(in) || json_is_string(in)))
-        return asb_err(err, -EINVAL, "spec: a value is out of range");
+        (!s->io_dir[0] && (s->n_files_in || s->n_files_out || cf || sf))) {
+        asb_err(err, -EINVAL, "spec: a value is out of range");
+        goto out;
+    }
     snprintf(s->nonce, sizeof(s->nonce), "%s", nonce);
     s->uid = (long)uid, s->gid = (long)gid;
     s->caps_none = strcmp(caps, "none") == 0;
@@ -178,11 +189,15 @@ static int spec_parse(json_t *o, cspec_t *s, asb_error_t *err)
     s->stack_hardened = strcmp(sec, "hardened") == 0;
     s->fsize = (uint64_t)fsize, s->nofile = (uint64_t)nofile, s->timeout_ms = (uint64_t)tmo;
     s->output_bytes = (uint64_t)outb, s->file_out_bytes = (uint64_t)fob;
-    s->code_b64 = json_string_value(code), s->stdin_b64 = json_string_value(in), s->code_file = cf,
-    s->stdin_file = sf;
-    if (!(s->argv = strv(argv)) || !s->argv[0] || !(s->env = strv(env)))
-        return asb_err(err, -EINVAL, "spec: argv/env");
-    return 0;
+    s->code_file = cf, s->stdin_file = sf;
+    if (!s->argv[0]) {
+        asb_err(err, -EINVAL, "spec: argv/env");
+        goto out;
+    }
+    rc = 0;
+out:
+    free(nonce), free(caps), free(sec);
+    return rc; /* on failure the supervisor exits: what was allocated goes with it */
 }
 
 static int b64val(int c)
@@ -278,12 +293,9 @@ done:
 static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
 {
     char src[4200], dst[4200];
-    size_t i;
-    json_t *v;
-    json_array_foreach(s->files_in, i, v)
-    {
-        snprintf(src, sizeof(src), "%s/in/%s", s->io_dir, json_string_value(v));
-        snprintf(dst, sizeof(dst), "%s/%s", s->workspace, json_string_value(v));
+    for (size_t i = 0; i < s->n_files_in; i++) {
+        snprintf(src, sizeof(src), "%s/in/%s", s->io_dir, s->files_in[i]);
+        snprintf(dst, sizeof(dst), "%s/%s", s->workspace, s->files_in[i]);
         int rc = copy_in(src, dst, err);
         if (rc < 0)
             return rc;
@@ -394,9 +406,11 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
     /* The hardened filter on top of Docker's default: the same policy as the native backend. */
     if (s->stack_hardened && asb_seccomp_install(ASB_SECCOMP_HARDENED, &err) < 0)
         child_fail("error:", err.message, 125);
-    json_t *o = sup_attest(0, NULL);
-    char *js = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
+    /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
+    asb_wire_buf_t o = {0};
+    sup_attest(0, NULL, &o);
+    char *js = asb_wire_ok(&o) ? asb_wire_hex(o.data, o.len) : NULL;
+    asb_wire_free(&o);
     if (!js)
         child_fail("error:", "attestation", 125);
     write_all(3, js, strlen(js) + 1); /* with its NUL terminator */
@@ -425,34 +439,42 @@ static void note(char *why, size_t len, const char *what)
 
 /* The same check the host makes, made here first: nothing runs if what Docker built is not
  * what the spec asks for. */
-static bool self_check(const cspec_t *s, json_t *a, char *why, size_t len)
+static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *why, size_t len)
 {
     why[0] = '\0';
-    json_int_t eff = json_integer_value(json_object_get(a, "cap_eff"));
-    json_int_t prm = json_integer_value(json_object_get(a, "cap_prm"));
-    json_int_t bnd = json_integer_value(json_object_get(a, "cap_bnd"));
-    json_int_t amb = json_integer_value(json_object_get(a, "cap_amb"));
-    json_int_t inh = json_integer_value(json_object_get(a, "cap_inh"));
+    /* A missing field reads as a value no check accepts. */
+    int64_t eff = -1, prm = -1, bnd = -1, amb = -1, inh = -1, uid = -1, gid = -1, nnp = -1,
+            sec = -1;
+    bool ro = false;
+    char *ifs = NULL, *host = NULL;
+    asb_wire_get_int(a, alen, "cap_eff", &eff), asb_wire_get_int(a, alen, "cap_prm", &prm);
+    asb_wire_get_int(a, alen, "cap_bnd", &bnd), asb_wire_get_int(a, alen, "cap_amb", &amb);
+    asb_wire_get_int(a, alen, "cap_inh", &inh);
+    asb_wire_get_int(a, alen, "uid", &uid), asb_wire_get_int(a, alen, "gid", &gid);
+    asb_wire_get_int(a, alen, "no_new_privs", &nnp);
+    asb_wire_get_int(a, alen, "seccomp_mode", &sec);
+    asb_wire_get_bool(a, alen, "root_readonly", &ro);
+    asb_wire_get_str(a, alen, "net_ifaces", &ifs);
+    asb_wire_get_str(a, alen, "hostname", &host);
     uint64_t want = s->caps_none ? 0 : s->caps_keep;
-    if (json_integer_value(json_object_get(a, "uid")) != s->uid)
+    if (uid != s->uid)
         note(why, len, "uid");
-    if (json_integer_value(json_object_get(a, "gid")) != s->gid)
+    if (gid != s->gid)
         note(why, len, "gid");
     if ((uint64_t)eff != want || (uint64_t)prm != want || (uint64_t)bnd != want || amb != 0 ||
         (s->caps_none && inh != 0))
         note(why, len, "capabilities");
-    if (s->no_new_privs && json_integer_value(json_object_get(a, "no_new_privs")) != 1)
+    if (s->no_new_privs && nnp != 1)
         note(why, len, "no_new_privs");
-    if (s->seccomp && json_integer_value(json_object_get(a, "seccomp_mode")) != 2)
+    if (s->seccomp && sec != 2)
         note(why, len, "seccomp");
-    const char *ifs = json_string_value(json_object_get(a, "net_ifaces"));
     if (s->netns && (!ifs || strcmp(ifs, "lo") != 0))
         note(why, len, "network interfaces");
-    if (s->root_ro && !json_is_true(json_object_get(a, "root_readonly")))
+    if (s->root_ro && !ro)
         note(why, len, "root read-only");
-    const char *host = json_string_value(json_object_get(a, "hostname"));
     if (!host || strcmp(host, s->hostname) != 0)
         note(why, len, "hostname");
+    free(ifs), free(host);
     return why[0] == '\0';
 }
 
@@ -557,20 +579,16 @@ static void reap(cstate_t *st)
 
 /* Requested outputs into <io_dir>/o/<nonce>: only regular files with one link, within the cap,
  * opened without following links and without blocking (a FIFO must not hang us). */
-static json_t *stage_outputs(const cspec_t *s)
+static void stage_outputs(const cspec_t *s, asb_wire_buf_t *refused)
 {
-    json_t *refused = json_object();
-    if (!json_array_size(s->files_out))
-        return refused;
+    if (!s->n_files_out)
+        return;
     char dir[4200];
     snprintf(dir, sizeof(dir), "%s/o/%s", s->io_dir, s->nonce);
     bool dir_ok = mkdir(dir, 0700) == 0;
     int ws = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    size_t i;
-    json_t *v;
-    json_array_foreach(s->files_out, i, v)
-    {
-        const char *name = json_string_value(v), *why = NULL;
+    for (size_t i = 0; i < s->n_files_out; i++) {
+        const char *name = s->files_out[i], *why = NULL;
         int in = ws >= 0 ? openat(ws, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
         struct stat st;
         if (!dir_ok || ws < 0)
@@ -608,11 +626,10 @@ static json_t *stage_outputs(const cspec_t *s)
         if (in >= 0)
             close(in);
         if (why)
-            json_object_set_new(refused, name, json_string(why));
+            asb_wire_put_str(refused, name, why);
     }
     if (ws >= 0)
         close(ws);
-    return refused;
 }
 
 int sup_container_main(void)
@@ -622,10 +639,13 @@ int sup_container_main(void)
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     signal(SIGPIPE, SIG_IGN);
     const char *raw = getenv(ASB_DOCKER_SPEC_ENV);
-    json_t *so = raw ? json_loads(raw, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    if (!so)
+    uint8_t *so = NULL;
+    size_t solen = 0;
+    if (!raw || asb_wire_unhex(raw, &so, &solen) < 0)
         return fatal(NULL, "container mode: no run spec in " ASB_DOCKER_SPEC_ENV);
-    if (spec_parse(so, &spec, &err) < 0)
+    int prc = spec_parse(so, solen, &spec, &err);
+    free(so);
+    if (prc < 0)
         return fatal(NULL, err.message);
     clearenv(); /* the workload gets exactly the spec's env */
     int stdin_fd = -1;
@@ -659,13 +679,19 @@ int sup_container_main(void)
         return fatal(spec.nonce,
                      strncmp(att, "error:", 6) == 0 ? att + 6 : "the workload sent no attestation");
     }
-    json_t *ao = json_loads(att, 0, NULL);
-    if (!ao) {
+    uint8_t *araw = NULL;
+    size_t arlen = 0;
+    asb_wire_buf_t ao = {0};
+    if (asb_wire_unhex(att, &araw, &arlen) == 0)
+        asb_wire_put_raw(&ao, araw, arlen); /* checks the records */
+    free(araw);
+    if (!asb_wire_ok(&ao) || arlen == 0) {
+        asb_wire_free(&ao);
         kill_all();
         return fatal(spec.nonce, "malformed attestation");
     }
-    bool ok = self_check(&spec, ao, why, sizeof(why));
-    send_json(spec.nonce, "attest", ao);
+    bool ok = self_check(&spec, ao.data, ao.len, why, sizeof(why));
+    send_msg(spec.nonce, "attest", &ao);
     if (!ok) {
         kill_all();
         char msg[600];
@@ -752,7 +778,11 @@ int sup_container_main(void)
             break;
     }
     /* Every workload process is gone: nothing can race the output copy. */
-    json_t *refused = st.host_abort ? json_object() : stage_outputs(&spec);
+    asb_wire_buf_t rep = {0};
+    size_t refused = asb_wire_begin_obj(&rep, "files_refused");
+    if (!st.host_abort)
+        stage_outputs(&spec, &rep);
+    asb_wire_end_obj(&rep, refused);
     struct rusage ru;
     memset(&ru, 0, sizeof(ru));
     getrusage(RUSAGE_CHILDREN, &ru);
@@ -763,14 +793,20 @@ int sup_container_main(void)
         sig = WTERMSIG(st.status);
     double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    send_json(spec.nonce, "exit",
-              json_pack("{s:i, s:i, s:b, s:b, s:b, s:b, s:I, s:I, s:b, s:b, s:f, s:I, s:s, s:o}",
-                        "exit_code", code, "signal", sig, "workload_done", st.done, "timed_out",
-                        st.timed_out, "output_limit", st.output_limit, "host_abort", st.host_abort,
-                        "stdout_bytes", (json_int_t)out.sent, "stderr_bytes", (json_int_t)errs.sent,
-                        "stdout_truncated", out.truncated, "stderr_truncated", errs.truncated,
-                        "cpu_time_s", cpu, "max_rss_kb", (json_int_t)ru.ru_maxrss, "exec_error",
-                        st.exec_error, "files_refused", refused));
+    asb_wire_put_int(&rep, "exit_code", code);
+    asb_wire_put_int(&rep, "signal", sig);
+    asb_wire_put_bool(&rep, "workload_done", st.done);
+    asb_wire_put_bool(&rep, "timed_out", st.timed_out);
+    asb_wire_put_bool(&rep, "output_limit", st.output_limit);
+    asb_wire_put_bool(&rep, "host_abort", st.host_abort);
+    asb_wire_put_int(&rep, "stdout_bytes", (int64_t)out.sent);
+    asb_wire_put_int(&rep, "stderr_bytes", (int64_t)errs.sent);
+    asb_wire_put_bool(&rep, "stdout_truncated", out.truncated);
+    asb_wire_put_bool(&rep, "stderr_truncated", errs.truncated);
+    asb_wire_put_double(&rep, "cpu_time_s", cpu);
+    asb_wire_put_int(&rep, "max_rss_kb", (int64_t)ru.ru_maxrss);
+    asb_wire_put_str(&rep, "exec_error", st.exec_error);
+    send_msg(spec.nonce, "exit", &rep);
     if (!st.done)
         return 125;
     if (WIFEXITED(st.status))

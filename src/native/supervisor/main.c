@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <jansson.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -169,14 +168,20 @@ static void send_exit(int ctl, run_state_t *st, stream_t *out, stream_t *err)
     }
     double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    json_t *o =
-        json_pack("{s:i, s:i, s:b, s:b, s:b, s:I, s:I, s:b, s:b, s:f, s:I, s:s}", "exit_code", code,
-                  "signal", sig, "workload_done", st->workload_done, "timed_out", st->timed_out,
-                  "output_limit", st->output_limit, "stdout_bytes", (json_int_t)out->sent,
-                  "stderr_bytes", (json_int_t)err->sent, "stdout_truncated", out->truncated,
-                  "stderr_truncated", err->truncated, "cpu_time_s", cpu, "max_rss_kb",
-                  (json_int_t)ru.ru_maxrss, "exec_error", st->exec_error);
-    sup_send_json(ctl, st->spec->nonce, "exit", o);
+    asb_wire_buf_t o = {0};
+    asb_wire_put_int(&o, "exit_code", code);
+    asb_wire_put_int(&o, "signal", sig);
+    asb_wire_put_bool(&o, "workload_done", st->workload_done);
+    asb_wire_put_bool(&o, "timed_out", st->timed_out);
+    asb_wire_put_bool(&o, "output_limit", st->output_limit);
+    asb_wire_put_int(&o, "stdout_bytes", (int64_t)out->sent);
+    asb_wire_put_int(&o, "stderr_bytes", (int64_t)err->sent);
+    asb_wire_put_bool(&o, "stdout_truncated", out->truncated);
+    asb_wire_put_bool(&o, "stderr_truncated", err->truncated);
+    asb_wire_put_double(&o, "cpu_time_s", cpu);
+    asb_wire_put_int(&o, "max_rss_kb", (int64_t)ru.ru_maxrss);
+    asb_wire_put_str(&o, "exec_error", st->exec_error);
+    sup_send_msg(ctl, st->spec->nonce, "exit", &o);
 }
 
 static int exit_code_for(const run_state_t *st)
@@ -307,12 +312,18 @@ int main(int argc, char **argv)
         return fatal(&spec, "the workload sent no attestation");
     }
     close(probe);
-    json_t *ao = json_loads(att, 0, NULL);
-    if (!ao) {
+    asb_wire_buf_t ao = {0};
+    uint8_t *araw = NULL;
+    size_t arlen = 0;
+    if (asb_wire_unhex(att, &araw, &arlen) == 0)
+        asb_wire_put_raw(&ao, araw, arlen); /* checks the records */
+    free(araw);
+    if (!asb_wire_ok(&ao) || arlen == 0) {
+        asb_wire_free(&ao);
         kill_all(&st);
         return fatal(&spec, "malformed attestation");
     }
-    sup_send_json(ctl, spec.nonce, "attest", ao);
+    sup_send_msg(ctl, spec.nonce, "attest", &ao);
     if (sup_wait_for(ctl, "go", ASB_SETUP_TIMEOUT_MS) != 1) {
         kill_all(&st);
         return 125; /* the host refused the attestation or went away */

@@ -1,34 +1,15 @@
-/* spec.c - read the run spec the host wrote into fd 4. The host is trusted, but the parse is
- * still strict: a spec we cannot fully understand aborts the run rather than running weaker. */
+/* spec.c - read the run spec (wire.h records) the host wrote into fd 4. The host is trusted, but
+ * the parse is still strict: a spec we cannot fully understand aborts the run rather than running
+ * weaker. */
 #include "core/error.h"
 #include "native/proto.h"
 #include "native/supervisor/sup.h"
+#include "native/wire.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char **strv_from_json(json_t *arr)
-{
-    if (!json_is_array(arr))
-        return NULL;
-    size_t n = json_array_size(arr);
-    char **v = calloc(n + 1, sizeof(char *));
-    if (!v)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        const char *s = json_string_value(json_array_get(arr, i));
-        if (!s || !(v[i] = strdup(s))) {
-            for (size_t j = 0; j < i; j++)
-                free(v[j]);
-            free(v);
-            return NULL;
-        }
-    }
-    return v;
-}
 
 static int parse_enum(const char *s, const char *const *names, size_t n)
 {
@@ -38,35 +19,85 @@ static int parse_enum(const char *s, const char *const *names, size_t n)
     return -1;
 }
 
+/* The whole spec file into memory (it is a memfd the host wrote; bounded all the same). */
+static int read_all(int fd, uint8_t **out, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return -ENOMEM;
+    for (;;) {
+        if (n == cap) {
+            uint8_t *b = cap < ASB_SPEC_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!b) {
+                free(buf);
+                return cap < ASB_SPEC_MAX ? -ENOMEM : -EFBIG;
+            }
+            buf = b, cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            return -e;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *out = buf, *len = n;
+    return 0;
+}
+
 int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
 {
     memset(spec, 0, sizeof(*spec));
     if (lseek(fd, 0, SEEK_SET) < 0)
         return asb_err_sys(err, errno, "spec: seek");
-    json_error_t jerr;
-    json_t *o = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr);
-    if (!o)
-        return asb_err(err, -EINVAL, "spec: %s", jerr.text);
-    int rc = -EINVAL;
+    uint8_t *m = NULL;
+    size_t mlen = 0;
+    int rc = read_all(fd, &m, &mlen);
+    if (rc < 0)
+        return asb_err(err, rc, "spec: read");
     static const char *const roots[] = {"host", "overlay_rw", "allowlist_ro"};
     static const char *const caps[] = {"unchanged", "docker_default", "none"};
     static const char *const secs[] = {"none", "docker_default", "hardened"};
-    const char *nonce = NULL, *root = NULL, *cap = NULL, *sec = NULL;
-    json_int_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
-               keep = 0;
-    int mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0;
-    json_t *argv = NULL, *env = NULL, *files = NULL, *binds = NULL;
-    if (json_unpack_ex(o, &jerr, JSON_STRICT,
-                       "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, "
-                       "s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b}",
-                       "nonce", &nonce, "root", &root, "mask_proc", &mask, "tmp_noexec", &tmpnx,
-                       "workspace_noexec", &wsnx, "workspace_bytes", &ws, "tmp_bytes", &tmp, "caps",
-                       &cap, "caps_keep", &keep, "seccomp", &sec, "netns", &netns, "landlock", &ll,
-                       "no_new_privs", &nnp, "uid", &uid, "gid", &gid, "fsize", &fsize, "nofile",
-                       &nofile, "timeout_ms", &timeout_ms, "output_bytes", &output, "argv", &argv,
-                       "env", &env, "files_in", &files, "bind_ro", &binds, "landlock_scope",
-                       &llscope, "memfd_noexec", &mfdnx) != 0) {
-        asb_err(err, -EINVAL, "spec: %s", jerr.text);
+    char *nonce = NULL, *root = NULL, *cap = NULL, *sec = NULL;
+    char **files = NULL, **binds = NULL;
+    size_t n_files = 0, n_binds = 0;
+    int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
+            keep = 0;
+    bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0;
+    /* Strict: well-formed, exactly these 25 keys (no duplicates: asb_wire_check), right types. */
+    rc = -EINVAL;
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 25 ||
+        asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
+        asb_wire_get_str(m, mlen, "root", &root) < 0 ||
+        asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
+        asb_wire_get_bool(m, mlen, "tmp_noexec", &tmpnx) < 0 ||
+        asb_wire_get_bool(m, mlen, "workspace_noexec", &wsnx) < 0 ||
+        asb_wire_get_int(m, mlen, "workspace_bytes", &ws) < 0 ||
+        asb_wire_get_int(m, mlen, "tmp_bytes", &tmp) < 0 ||
+        asb_wire_get_str(m, mlen, "caps", &cap) < 0 ||
+        asb_wire_get_int(m, mlen, "caps_keep", &keep) < 0 ||
+        asb_wire_get_str(m, mlen, "seccomp", &sec) < 0 ||
+        asb_wire_get_bool(m, mlen, "netns", &netns) < 0 ||
+        asb_wire_get_bool(m, mlen, "landlock", &ll) < 0 ||
+        asb_wire_get_bool(m, mlen, "no_new_privs", &nnp) < 0 ||
+        asb_wire_get_int(m, mlen, "uid", &uid) < 0 || asb_wire_get_int(m, mlen, "gid", &gid) < 0 ||
+        asb_wire_get_int(m, mlen, "fsize", &fsize) < 0 ||
+        asb_wire_get_int(m, mlen, "nofile", &nofile) < 0 ||
+        asb_wire_get_int(m, mlen, "timeout_ms", &timeout_ms) < 0 ||
+        asb_wire_get_int(m, mlen, "output_bytes", &output) < 0 ||
+        asb_wire_get_strv(m, mlen, "argv", &spec->argv, NULL) < 0 ||
+        asb_wire_get_strv(m, mlen, "env", &spec->env, NULL) < 0 ||
+        asb_wire_get_strv(m, mlen, "files_in", &files, &n_files) < 0 ||
+        asb_wire_get_strv(m, mlen, "bind_ro", &binds, &n_binds) < 0 ||
+        asb_wire_get_bool(m, mlen, "landlock_scope", &llscope) < 0 ||
+        asb_wire_get_bool(m, mlen, "memfd_noexec", &mfdnx) < 0) {
+        asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
     int r = parse_enum(root, roots, 3), c = parse_enum(cap, caps, 3), s = parse_enum(sec, secs, 3);
@@ -88,31 +119,29 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->uid = (long)uid, spec->gid = (long)gid;
     spec->fsize = (uint64_t)fsize, spec->nofile = (uint64_t)nofile;
     spec->timeout_ms = (uint64_t)timeout_ms, spec->output_bytes = (uint64_t)output;
-    if (!(spec->argv = strv_from_json(argv)) || !spec->argv[0] ||
-        !(spec->env = strv_from_json(env))) {
+    if (!spec->argv[0]) {
         asb_err(err, -EINVAL, "spec: argv/env");
         goto out;
     }
-    if (!json_is_array(files) || !json_is_array(binds) ||
-        json_array_size(binds) > sizeof(spec->bind_ro) / sizeof(spec->bind_ro[0])) {
+    if (n_binds > sizeof(spec->bind_ro) / sizeof(spec->bind_ro[0])) {
         asb_err(err, -EINVAL, "spec: files_in/bind_ro");
         goto out;
     }
-    for (size_t i = 0; i < json_array_size(binds); i++) {
-        const char *p = json_string_value(json_array_get(binds, i));
+    for (size_t i = 0; i < n_binds; i++) {
+        const char *p = binds[i];
         if (!p || p[0] != '/' || !(spec->bind_ro[i] = strdup(p))) {
             asb_err(err, -EINVAL, "spec: bind_ro[%zu]", i);
             goto out;
         }
         spec->n_bind_ro = i + 1;
     }
-    spec->files_in = calloc(json_array_size(files) + 1, sizeof(*spec->files_in));
+    spec->files_in = calloc(n_files + 1, sizeof(*spec->files_in));
     if (!spec->files_in) {
         asb_err_sys(err, ENOMEM, "spec");
         goto out;
     }
-    for (size_t i = 0; i < json_array_size(files); i++) {
-        const char *name = json_string_value(json_array_get(files, i));
+    for (size_t i = 0; i < n_files; i++) {
+        const char *name = files[i];
         if (!name || strchr(name, '/') || !*name || !strcmp(name, ".") || !strcmp(name, "..") ||
             !(spec->files_in[i].name = strdup(name))) {
             asb_err(err, -EINVAL, "spec: files_in[%zu]", i);
@@ -123,6 +152,8 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     }
     rc = 0;
 out:
-    json_decref(o);
+    free(m), free(nonce), free(root), free(cap), free(sec);
+    asb_wire_strv_free(files);
+    asb_wire_strv_free(binds);
     return rc;
 }

@@ -4,6 +4,7 @@
 
 #include "agent_sandbox.h"
 #include "core/profiles.h"
+#include "native/wire.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,8 +38,8 @@ typedef struct sup_spec {
 int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err);
 
 /* Control channel. */
-int sup_send_json(int ctl, const char *nonce, const char *type,
-                  void *json_obj /* json_t*, stolen */);
+/* body: the message's records (may be NULL); "type" and "nonce" are added; always freed. */
+int sup_send_msg(int ctl, const char *nonce, const char *type, asb_wire_buf_t *body);
 int sup_send_fd(int ctl, const char *nonce, const char *type, int fd);
 int sup_send_error(int ctl, const char *nonce, const char *message);
 /* Wait for a message of type `want` (1); anything else, a hangup or the timeout is 0. */
@@ -58,10 +59,10 @@ int sup_landlock_abi(void);
 int sup_landlock_scope_only(asb_error_t *err);
 int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
 
-/* What is in force for the calling process, read back from the kernel (a jansson json_t*, NULL
- * on allocation failure): ids, capability sets, no_new_privs, seccomp mode, interfaces, root
- * read-only, Landlock, hostname, pid namespace. */
-void *sup_attest(int landlock_requested, const char *scope_probe);
+/* What is in force for the calling process, read back from the kernel, appended to *out as
+ * wire.h records (asb_wire_ok() false on failure): ids, capability sets, no_new_privs, seccomp
+ * mode, interfaces, root read-only, Landlock, hostname, pid namespace. */
+void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t *out);
 
 /* Workload process: apply every control, attest, wait for go, exec. Never returns. */
 typedef struct sup_workload_fds {

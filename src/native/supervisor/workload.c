@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <jansson.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -103,16 +102,13 @@ static uint64_t parse_hex(const char *s)
 }
 
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
-void *sup_attest(int landlock_requested, const char *scope_probe)
+void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t *o)
 {
-    json_t *o = json_object();
     char line[512];
     FILE *f = fopen("/proc/self/status", "re");
-    if (!o || !f) {
-        if (f)
-            fclose(f);
-        json_decref(o);
-        return NULL;
+    if (!f) {
+        o->failed = true;
+        return;
     }
     while (fgets(line, sizeof(line), f)) {
         char *v = strchr(line, ':');
@@ -126,17 +122,17 @@ void *sup_attest(int landlock_requested, const char *scope_probe)
             if (sscanf(v, "%ld %ld %ld %ld", &r, &e, &s, &fs) == 4) {
                 /* All four must agree, else report the odd one out. */
                 long id = (r == e && e == s && s == fs) ? r : -2;
-                json_object_set_new(o, !strcmp(line, "Uid") ? "uid" : "gid", json_integer(id));
+                asb_wire_put_int(o, !strcmp(line, "Uid") ? "uid" : "gid", id);
             }
         } else if (!strcmp(line, "CapInh") || !strcmp(line, "CapPrm") || !strcmp(line, "CapEff") ||
                    !strcmp(line, "CapBnd") || !strcmp(line, "CapAmb")) {
             char key[16];
             snprintf(key, sizeof(key), "cap_%c%c%c", line[3] | 0x20, line[4], line[5]);
-            json_object_set_new(o, key, json_integer((json_int_t)parse_hex(v)));
+            asb_wire_put_int(o, key, (int64_t)parse_hex(v));
         } else if (!strcmp(line, "NoNewPrivs")) {
-            json_object_set_new(o, "no_new_privs", json_integer(atoi(v)));
+            asb_wire_put_int(o, "no_new_privs", atoi(v));
         } else if (!strcmp(line, "Seccomp")) {
-            json_object_set_new(o, "seccomp_mode", json_integer(atoi(v)));
+            asb_wire_put_int(o, "seccomp_mode", atoi(v));
         }
     }
     fclose(f);
@@ -161,7 +157,7 @@ void *sup_attest(int landlock_requested, const char *scope_probe)
         }
         fclose(f);
     }
-    json_object_set_new(o, "net_ifaces", json_string(ifaces));
+    asb_wire_put_str(o, "net_ifaces", ifaces);
 
     /* Root read-only: the mount flag and a real write attempt must both say so. */
     struct statvfs sv;
@@ -172,16 +168,16 @@ void *sup_attest(int landlock_requested, const char *scope_probe)
         unlink("/.asb-write-probe");
         ro = false;
     }
-    json_object_set_new(o, "root_readonly", json_boolean(ro));
+    asb_wire_put_bool(o, "root_readonly", ro);
 
     /* Landlock: the ABI, and a probe that only Landlock denies ("/" is readable by mode bits
      * but has no rule). */
-    json_object_set_new(o, "landlock_abi", json_integer(sup_landlock_abi()));
+    asb_wire_put_int(o, "landlock_abi", sup_landlock_abi());
     int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     bool ll = rootfd < 0 && errno == EACCES;
     if (rootfd >= 0)
         close(rootfd);
-    json_object_set_new(o, "landlock_enforced", json_boolean(landlock_requested && ll));
+    asb_wire_put_bool(o, "landlock_enforced", landlock_requested && ll);
 
     /* Scoping: the supervisor (outside our Landlock domain) listens on an abstract socket in our
      * network namespace; only Landlock's scope can refuse the connect with EPERM. */
@@ -197,7 +193,7 @@ void *sup_attest(int landlock_requested, const char *scope_probe)
     }
     if (us >= 0)
         close(us);
-    json_object_set_new(o, "abstract_unix_scoped", json_boolean(scoped));
+    asb_wire_put_bool(o, "abstract_unix_scoped", scoped);
 
     /* memfd: what the kernel will do with a new memfd in this pid namespace. */
     int mfd = open("/proc/sys/vm/memfd_noexec", O_RDONLY | O_CLOEXEC);
@@ -208,15 +204,14 @@ void *sup_attest(int landlock_requested, const char *scope_probe)
             mfd_mode = atoi(b);
         close(mfd);
     }
-    json_object_set_new(o, "memfd_noexec", json_integer(mfd_mode));
+    asb_wire_put_int(o, "memfd_noexec", mfd_mode);
 
     struct utsname u;
-    json_object_set_new(o, "hostname", json_string(uname(&u) == 0 ? u.nodename : ""));
+    asb_wire_put_str(o, "hostname", uname(&u) == 0 ? u.nodename : "");
     char ns[64];
     ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
     ns[n > 0 ? n : 0] = '\0';
-    json_object_set_new(o, "pid_ns", json_string(ns));
-    return o;
+    asb_wire_put_str(o, "pid_ns", ns);
 }
 
 static void write_all(int fd, const char *s, size_t len)
@@ -324,9 +319,11 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (!seccomp_done && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 
-    json_t *o = sup_attest(spec->landlock, fds->scope_probe);
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
+    /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
+    asb_wire_buf_t o = {0};
+    sup_attest(spec->landlock, fds->scope_probe, &o);
+    char *s = asb_wire_ok(&o) ? asb_wire_hex(o.data, o.len) : NULL;
+    asb_wire_free(&o);
     if (!s)
         fail(att, "error:", "attestation", 125);
     write_all(att, s, strlen(s));

@@ -1,0 +1,28 @@
+/* docker_proto.h - the docker backend's constants, apart from docker.h so the supervisor's
+ * container mode (built against musl, without jansson) can include them. */
+#ifndef ASB_DOCKER_PROTO_H
+#define ASB_DOCKER_PROTO_H
+
+#define ASB_DOCKER_DEFAULT_SOCKET "/var/run/docker.sock"
+#define ASB_DOCKER_API "/v1.41" /* Docker 20.10; newer engines still serve it */
+#define ASB_DOCKER_DEFAULT_IMAGE "agent-sandbox/python:latest"
+#define ASB_DOCKER_SUPERVISOR_PATH "/.asb/asb-supervisor" /* inside the container, read-only */
+#define ASB_DOCKER_IO_DIR "/.asb-io"      /* anonymous volume: inputs in, outputs out */
+#define ASB_DOCKER_SPEC_ENV "ASB_SPEC"    /* container mode's run spec: hex of wire.h records */
+#define ASB_DOCKER_INLINE_MAX (48 * 1024) /* code + stdin up to this go inline in the spec */
+#define ASB_DOCKER_LABEL_OWNER "org.agent-sandbox.owner"
+#define ASB_DOCKER_LABEL_RUN "org.agent-sandbox.run"
+#define ASB_DOCKER_LABEL_PROFILE "org.agent-sandbox.profile"
+#define ASB_DOCKER_STDERR_KEEP 4096      /* the supervisor's own diagnostics we keep */
+#define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */
+#define ASB_DOCKER_FRAME_MAX 65536       /* largest supervisor frame payload */
+
+/* Supervisor frames on the container's stdout: 1 type byte, 4-byte big-endian length, payload.
+ * Only the supervisor writes the container's stdout; the workload writes to pipes it reads. */
+#define ASB_FRAME_STDOUT 'o'
+#define ASB_FRAME_STDERR 'e'
+/* attest, exit, error: wire.h records tagged with the run's nonce (the host reads them as JSON) */
+#define ASB_FRAME_JSON 'j'
+#define ASB_FRAME_HDR 5
+
+#endif
