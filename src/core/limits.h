@@ -90,8 +90,9 @@
 #define ASB_CGROUP_MAX_HIERARCHIES 4    /* v1: memory, pids, cpu, cpuacct (fewer when co-mounted) */
 #define ASB_CGROUP_CPU_PERIOD_US 100000 /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
 #define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
-#define ASB_CGROUP_DRAIN_TIMEOUT_MS 2000 /* destroy/reap: how long to wait for killed tasks to go  \
-                                          */
-#define ASB_CGROUP_PARENT_NAME_MAX 64    /* the runs' parent directory name (ASB_CGROUP_PARENT) */
+#define ASB_CGROUP_DRAIN_TIMEOUT_MS                                                                \
+    2000                              /* destroy/reap: how long to wait for killed tasks to go     \
+                                       */
+#define ASB_CGROUP_PARENT_NAME_MAX 64 /* the runs' parent directory name (ASB_CGROUP_PARENT) */
 
 #endif

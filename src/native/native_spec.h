@@ -12,8 +12,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
  * returns true when valid, else res->attestation.mismatch says what differs. */
 bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *out);
 
-/* Read one control packet (wire.h records, returned as JSON) and an optional passed fd. Returns the object or NULL on
- * EOF/error; *fd_out is -1 when no fd came with it. */
+/* Read one control packet (wire.h records, returned as JSON) and an optional passed fd. Returns the
+ * object or NULL on EOF/error; *fd_out is -1 when no fd came with it. */
 json_t *asb_native_recv(int ctl, int *fd_out);
 
 #endif

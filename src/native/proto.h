@@ -21,7 +21,7 @@
 #define ASB_FD_FILES_IN 5
 
 #define ASB_PROTO_MAX_MSG 65536
-#define ASB_SPEC_MAX (64u << 20) /* the largest run spec the supervisor reads */
+#define ASB_SPEC_MAX (64u << 20)   /* the largest run spec the supervisor reads */
 #define ASB_SETUP_TIMEOUT_MS 10000 /* from clone to attestation */
 
 #endif

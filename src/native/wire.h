@@ -5,13 +5,12 @@
  * small format and the host converts it to and from jansson (wire_json.c).
  *
  * A message is a sequence of records, each:
- *   u8 tag | u8 key length (1..255) | key bytes (UTF-8, no NUL) | u32 value length (LE) | value bytes
- * Tags and their values:
- *   'n' null (empty)   'b' bool (1 byte, 0 or 1)   'i' int64 (8 bytes LE)
- *   'd' double (8 bytes, IEEE 754 bits LE, finite)          's' string (UTF-8, no NUL)
- *   'a' array of strings: a sequence of (u32 length LE | UTF-8 bytes, no NUL)
- *   'o' object: a nested message (at most ASB_WIRE_MAX_DEPTH levels)
- * A key appears at most once per level. Decoding is strict: anything else is malformed. */
+ *   u8 tag | u8 key length (1..255) | key bytes (UTF-8, no NUL) | u32 value length (LE) | value
+ * bytes Tags and their values: 'n' null (empty)   'b' bool (1 byte, 0 or 1)   'i' int64 (8 bytes
+ * LE) 'd' double (8 bytes, IEEE 754 bits LE, finite)          's' string (UTF-8, no NUL) 'a' array
+ * of strings: a sequence of (u32 length LE | UTF-8 bytes, no NUL) 'o' object: a nested message (at
+ * most ASB_WIRE_MAX_DEPTH levels) A key appears at most once per level. Decoding is strict:
+ * anything else is malformed. */
 #ifndef ASB_NATIVE_WIRE_H
 #define ASB_NATIVE_WIRE_H
 
