@@ -347,37 +347,6 @@ __attribute__((noreturn)) static void child_fail(const char *prefix, const char 
     _exit(code);
 }
 
-static const char *env_get(char **env, const char *key)
-{
-    size_t k = strlen(key);
-    for (char **e = env; e && *e; e++)
-        if (strncmp(*e, key, k) == 0 && (*e)[k] == '=')
-            return *e + k + 1;
-    return NULL;
-}
-
-/* The workload's PATH is the one in its own environment, not ours (we have none). */
-static int exec_path(char **argv, char **env)
-{
-    if (strchr(argv[0], '/')) {
-        execve(argv[0], argv, env);
-        return errno;
-    }
-    const char *path = env_get(env, "PATH");
-    int saved = ENOENT;
-    char buf[4096];
-    for (const char *p = path ? path : ASB_DEFAULT_PATH; *p;) {
-        size_t len = strcspn(p, ":");
-        if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, argv[0]) < (int)sizeof(buf)) {
-            execve(buf, argv, env);
-            if (errno != ENOENT && errno != ENOTDIR)
-                saved = errno;
-        }
-        p += len + (p[len] == ':');
-    }
-    return saved;
-}
-
 __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int out, int errw,
                                                  int att, int go)
 {
@@ -423,7 +392,7 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
     if (n != 1 || c != 'g')
         _exit(125);
     close(4);
-    int e = exec_path(s->argv, s->env);
+    int e = sup_exec_in_path(s->argv, s->env);
     char msg[512];
     snprintf(msg, sizeof(msg), "exec %s: %s", s->argv[0], strerror(e));
     child_fail("exec-error:", msg, 127);

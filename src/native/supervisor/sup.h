@@ -71,6 +71,9 @@ typedef struct sup_workload_fds {
     int go_r;                /* "go" byte from the supervisor (CLOEXEC) */
     const char *scope_probe; /* abstract socket name the supervisor listens on */
 } sup_workload_fds_t;
+/* execve argv[0], searched in the PATH of env (not ours) when it has no '/'; returns errno. */
+int sup_exec_in_path(char **argv, char **env);
+
 __attribute__((noreturn)) void sup_workload_main(const sup_spec_t *spec, const char *workspace,
                                                  const sup_workload_fds_t *fds);
 

@@ -246,7 +246,7 @@ static const char *env_get(char **env, const char *key)
 }
 
 /* execvpe() searches the caller's PATH; the workload's PATH is the one in its own env. */
-static int exec_in_path(char **argv, char **env)
+int sup_exec_in_path(char **argv, char **env)
 {
     if (strchr(argv[0], '/')) {
         execve(argv[0], argv, env);
@@ -338,7 +338,7 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (n != 1 || go != 'g')
         _exit(125);
     close(4);
-    int e = exec_in_path(spec->argv, spec->env);
+    int e = sup_exec_in_path(spec->argv, spec->env);
     char msg[512];
     snprintf(msg, sizeof(msg), "exec %s: %s", spec->argv[0], strerror(e));
     fail(att, "exec-error:", msg, 127);
