@@ -403,23 +403,8 @@ int main(int argc, char **argv)
         pump(&out, &st, true);
     if (errs.fd >= 0)
         pump(&errs, &st, true);
-    if (attfd >= 0) {
-        ssize_t n = read(attfd, st.exec_error + exec_len, sizeof(st.exec_error) - 1 - exec_len);
-        if (n > 0)
-            exec_len += (size_t)n;
-        close(attfd);
-    }
-    st.exec_error[exec_len] = '\0';
-    if (strncmp(st.exec_error, "exec-error:", 11) == 0)
-        memmove(st.exec_error, st.exec_error + 11, strlen(st.exec_error + 11) + 1);
-    for (;;) {
-        int status;
-        pid_t p = waitpid(-1, &status, 0);
-        if (p < 0 && errno == EINTR)
-            continue;
-        if (p < 0)
-            break;
-    }
+    sup_collect_exec_error(attfd, st.exec_error, sizeof(st.exec_error), exec_len);
+    sup_reap_all();
     send_exit(ctl, &st, &out, &errs);
     return exit_code_for(&st);
 }

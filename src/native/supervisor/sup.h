@@ -71,6 +71,12 @@ typedef struct sup_workload_fds {
     int go_r;                /* "go" byte from the supervisor (CLOEXEC) */
     const char *scope_probe; /* abstract socket name the supervisor listens on */
 } sup_workload_fds_t;
+/* The end of a run: read what is left of the workload's exec-error pipe (len bytes already in
+ * buf), close it and strip the "exec-error:" prefix, so buf holds why exec failed or "". */
+void sup_collect_exec_error(int attfd, char *buf, size_t size, size_t len);
+/* Wait for children until none is left (after kill(-1) from PID 1). */
+void sup_reap_all(void);
+
 /* execve argv[0], searched in the PATH of env (not ours) when it has no '/'; returns errno. */
 int sup_exec_in_path(char **argv, char **env);
 
