@@ -13,6 +13,7 @@
 #include "io/file_in.h"
 #include "io/file_out.h"
 #include "native/cgroup.h"
+#include "native/child.h"
 #include "native/native_spec.h"
 #include "native/proto.h"
 #include "native/wire.h"
@@ -60,8 +61,8 @@ typedef struct native_run {
     int pidfd;
     int join_fds[ASB_CGROUP_MAX_HIERARCHIES]; /* v1: the run's tasks files, for the child */
     int n_join;
-    char join_err[256]; /* prepared before clone: the child may only send bytes */
-    size_t join_err_len;
+    asb_child_args_t child_args; /* the child's snapshot: never written once it runs */
+    asb_child_t child;
     int ws_fd;
     asb_capbuf_t cap_out, cap_err;
     json_t *report;
@@ -206,66 +207,6 @@ static int write_id_map(pid_t pid, const char *file, asb_error_t *err)
     return 0;
 }
 
-/* The child between clone and exec: only async-signal-safe calls (the caller may be threaded). */
-__attribute__((noreturn)) static void child_exec(native_run_t *r)
-{
-    char b;
-    close(r->sync[1]);
-    ssize_t got;
-    while ((got = read(r->sync[0], &b, 1)) < 0 && errno == EINTR)
-        ;
-    if (got != 1)
-        _exit(125); /* the host went away before releasing us */
-    /* Join the run's v1 cgroups ourselves: a task moving its own single thread skips the
-     * global rwsem (and its RCU grace period) that a move by another process takes. Nothing of
-     * the run exists yet, so nothing escapes the limits; failing here ends the run. */
-    for (int i = 0; i < r->n_join; i++) {
-        if (write(r->join_fds[i], "0", 1) != 1) {
-            ssize_t w = send(r->ctl[1], r->join_err, r->join_err_len, MSG_NOSIGNAL);
-            (void)w;
-            _exit(125);
-        }
-    }
-    /* vm.memfd_noexec is per pid namespace but only global root may write it through /proc/sys:
-     * set it for our new pid namespace now, while we still carry the host's uid 0. 2 = no
-     * executable memfd (code written at run time cannot be exec'd via memfd + execveat). The
-     * attestation checks the value; a kernel without it makes the hardened run refused. */
-    if (r->plan->profile.memfd_noexec) {
-        int mfd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
-        if (mfd >= 0) {
-            ssize_t w = write(mfd, "2", 1);
-            (void)w;
-            close(mfd);
-        }
-    }
-    /* Become the mapped root of the new user namespace (host uid ASB_USERNS_HOST_BASE): until
-     * now we still carried the host's uid 0, which is unmapped inside, and exec would drop our
-     * namespace capabilities. Raw syscalls: glibc's wrappers would try to sync other threads. */
-    if (syscall(SYS_setresgid, 0, 0, 0) < 0 || syscall(SYS_setresuid, 0, 0, 0) < 0)
-        _exit(125);
-    int n = (int)r->n_file_fds;
-    int src[6 + ASB_MAX_FILES_IN + 1];
-    src[0] = r->stdin_fd, src[1] = r->out[1], src[2] = r->err[1], src[3] = r->ctl[1];
-    src[4] = r->spec_fd;
-    for (int i = 0; i < n; i++)
-        src[5 + i] = r->file_fds[i];
-    src[5 + n] = r->sup_fd;
-    int total = 6 + n, high = total + 8, tmp[6 + ASB_MAX_FILES_IN + 1];
-    for (int i = 0; i < total; i++)
-        if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, high)) < 0)
-            _exit(125);
-    for (int i = 0; i < total - 1; i++)
-        if (dup2(tmp[i], i) < 0)
-            _exit(125);
-    if (dup3(tmp[total - 1], total - 1, O_CLOEXEC) < 0)
-        _exit(125);
-    syscall(SYS_close_range, total, ~0U, 0);
-    char *const argv[] = {"asb-supervisor", NULL};
-    char *const envp[] = {NULL};
-    syscall(SYS_execveat, total - 1, "", argv, envp, AT_EMPTY_PATH);
-    _exit(125);
-}
-
 static void send_packet(int ctl, const char *type)
 {
     uint8_t buf[64];
@@ -348,13 +289,26 @@ static int spawn(native_run_t *r, asb_error_t *err)
         if (n < 0)
             return n;
         r->n_join = n;
-        asb_wire_buf_t b;
-        asb_wire_init_fixed(&b, r->join_err, sizeof(r->join_err));
-        asb_wire_put_str(&b, "type", "error");
-        asb_wire_put_str(&b, "nonce", r->plan->nonce);
-        asb_wire_put_str(&b, "message", "cannot join the run's cgroup");
-        r->join_err_len = asb_wire_ok(&b) ? b.len : 0;
     }
+    asb_child_args_t *a = &r->child_args;
+    a->sync_r = r->sync[0], a->sync_w = r->sync[1], a->ctl_w = r->ctl[1];
+    a->n_join = r->n_join;
+    for (int i = 0; i < r->n_join; i++)
+        a->join_fds[i] = r->join_fds[i];
+    asb_wire_buf_t b;
+    asb_wire_init_fixed(&b, (uint8_t *)a->join_err, sizeof(a->join_err));
+    asb_wire_put_str(&b, "type", "error");
+    asb_wire_put_str(&b, "nonce", r->plan->nonce);
+    asb_wire_put_str(&b, "message", "cannot join the run's cgroup");
+    a->join_err_len = asb_wire_ok(&b) ? b.len : 0;
+    a->memfd_noexec = p->memfd_noexec;
+    int n = (int)r->n_file_fds;
+    a->fds[0] = r->stdin_fd, a->fds[1] = r->out[1], a->fds[2] = r->err[1], a->fds[3] = r->ctl[1];
+    a->fds[4] = r->spec_fd;
+    for (int i = 0; i < n; i++)
+        a->fds[5 + i] = r->file_fds[i];
+    a->fds[5 + n] = r->sup_fd;
+    a->n_fds = 6 + n;
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
     ca.flags = flags;
@@ -370,14 +324,10 @@ static int spawn(native_run_t *r, asb_error_t *err)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
-    int clone_errno = errno;
-    if (pid != 0)
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    long pid = asb_child_spawn(&ca, &r->child_args, &r->child);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0)
-        return asb_err_sys(err, clone_errno, "clone3 into new namespaces");
-    if (pid == 0)
-        child_exec(r);
+        return asb_err_sys(err, (int)-pid, "clone3 into new namespaces");
     r->pid = (pid_t)pid;
     for (int i = 0; i < r->n_join; i++)
         close(r->join_fds[i]);
@@ -695,6 +645,7 @@ static void run_cleanup(native_run_t *r)
         close(r->file_fds[i]);
     for (int i = 0; i < r->n_join; i++) /* only when clone3 itself failed */
         close(r->join_fds[i]);
+    asb_child_release(&r->child); /* the child is gone (waited for above) or never existed */
     free(r->file_fds);
     free(r->file_names);
     json_decref(r->report);

@@ -139,8 +139,9 @@ static int overlay_usr(int usr_tree, uint64_t upper_bytes, asb_error_t *err)
 }
 
 /* hardened: /usr as a read-only overlay with a single lower layer (a private bind of the host's
- * /usr, staged beside the new root and detached with the old one). The workload's mount table then shows "overlay" where a bind
- * mount would show the host's block device and file system options (mountinfo_leak). */
+ * /usr, staged beside the new root and detached with the old one). The workload's mount table then
+ * shows "overlay" where a bind mount would show the host's block device and file system options
+ * (mountinfo_leak). */
 static int readonly_overlay_usr(asb_error_t *err)
 {
     const char *lower = STAGE "/l", *empty = STAGE "/e";
