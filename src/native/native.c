@@ -14,6 +14,7 @@
 #include "io/file_out.h"
 #include "native/cgroup.h"
 #include "native/child.h"
+#include "native/native.h"
 #include "native/native_spec.h"
 #include "native/proto.h"
 #include "native/wire.h"
@@ -47,8 +48,11 @@
 #define P_PIDFD 3
 #endif
 
-typedef struct native_run {
-    const asb_plan_t *plan;
+typedef asb_native_sandbox_t native_run_t;
+
+struct native_run {
+    const asb_plan_t *plan;     /* the template while preparing, the job's plan while it runs */
+    char nonce[33], run_id[17]; /* the sandbox's own, from the plan it was prepared for */
     asb_result_t *res;
     asb_cgroup_host_t cghost;
     asb_cgroup_t cg;
@@ -70,7 +74,7 @@ typedef struct native_run {
     bool attested, released, backstop_fired, sup_exited;
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
     int sup_status;       /* wait status of the supervisor */
-} native_run_t;
+};
 
 static double now_s(void)
 {
@@ -298,17 +302,14 @@ static int spawn(native_run_t *r, asb_error_t *err)
     asb_wire_buf_t b;
     asb_wire_init_fixed(&b, (uint8_t *)a->join_err, sizeof(a->join_err));
     asb_wire_put_str(&b, "type", "error");
-    asb_wire_put_str(&b, "nonce", r->plan->nonce);
+    asb_wire_put_str(&b, "nonce", r->nonce);
     asb_wire_put_str(&b, "message", "cannot join the run's cgroup");
     a->join_err_len = asb_wire_ok(&b) ? b.len : 0;
     a->memfd_noexec = p->memfd_noexec;
-    int n = (int)r->n_file_fds;
+    /* stdin is a placeholder until the job brings the real one (proto.h). */
     a->fds[0] = r->stdin_fd, a->fds[1] = r->out[1], a->fds[2] = r->err[1], a->fds[3] = r->ctl[1];
-    a->fds[4] = r->spec_fd;
-    for (int i = 0; i < n; i++)
-        a->fds[5 + i] = r->file_fds[i];
-    a->fds[5 + n] = r->sup_fd;
-    a->n_fds = 6 + n;
+    a->fds[4] = r->spec_fd, a->fds[5] = r->sup_fd;
+    a->n_fds = 6;
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
     ca.flags = flags;
@@ -356,7 +357,7 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
 {
     const char *type = json_string_value(json_object_get(m, "type"));
     const char *nonce = json_string_value(json_object_get(m, "nonce"));
-    if (!type || !nonce || strcmp(nonce, r->plan->nonce) != 0) {
+    if (!type || !nonce || strcmp(nonce, r->nonce) != 0) {
         if (fd >= 0)
             close(fd);
         return; /* not tagged with this run's nonce: not ours, ignored */
@@ -654,100 +655,233 @@ static void run_cleanup(native_run_t *r)
     asb_capbuf_free(&r->cap_err);
 }
 
-int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
+/* Everything of a sandbox that does not depend on what runs in it: cgroup, namespaces, the
+ * supervisor with its root built, waiting for its job. */
+static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
 {
-    double t0 = now_s();
-    native_run_t r;
-    memset(&r, 0, sizeof(r));
-    r.plan = plan;
-    r.res = res;
-    r.sup_fd = r.spec_fd = r.stdin_fd = r.pidfd = r.ws_fd = -1;
-    r.ctl[0] = r.ctl[1] = r.out[0] = r.out[1] = r.err[0] = r.err[1] = -1;
-    r.sync[0] = r.sync[1] = -1;
-    asb_capbuf_init(&r.cap_out, plan->limits.output_bytes);
-    asb_capbuf_init(&r.cap_err, plan->limits.output_bytes);
-    const asb_profile_t *p = &plan->profile;
+    memset(r, 0, sizeof(*r));
+    r->plan = tmpl;
+    snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
+    snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
+    r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = -1;
+    r->ctl[0] = r->ctl[1] = r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
+    r->sync[0] = r->sync[1] = -1;
+    asb_capbuf_init(&r->cap_out, tmpl->limits.output_bytes);
+    asb_capbuf_init(&r->cap_err, tmpl->limits.output_bytes);
+    const asb_profile_t *p = &tmpl->profile;
     int rc = 0;
 
     if (p->landlock) {
         long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1 /* VERSION */);
-        if (abi < 1) {
-            rc = asb_err(err, -ENOSYS,
-                         "landlock is required by profile %s but this kernel "
-                         "offers none (%s)",
-                         p->name, strerror(errno));
-            goto out;
-        }
+        if (abi < 1)
+            return asb_err(err, -ENOSYS,
+                           "landlock is required by profile %s but this kernel "
+                           "offers none (%s)",
+                           p->name, strerror(errno));
     }
     if (p->cgroup) {
-        asb_cgroup_limits_t lim = {.memory_bytes = plan->limits.memory_bytes,
-                                   .pids = plan->limits.pids,
-                                   .cpus = plan->limits.cpus};
-        if ((rc = asb_cgroup_detect(&r.cghost, err)) < 0) {
-            asb_err_wrap(err, "cgroup limits are required by profile %s", p->name);
-            goto out;
-        }
-        if ((rc = asb_cgroup_create(&r.cg, &r.cghost, plan->run_id, &lim, err)) < 0)
-            goto out;
-        r.cg_created = true;
+        asb_cgroup_limits_t lim = {.memory_bytes = tmpl->limits.memory_bytes,
+                                   .pids = tmpl->limits.pids,
+                                   .cpus = tmpl->limits.cpus};
+        if ((rc = asb_cgroup_detect(&r->cghost, err)) < 0)
+            return asb_err_wrap(err, "cgroup limits are required by profile %s", p->name);
+        if ((rc = asb_cgroup_create(&r->cg, &r->cghost, r->run_id, &lim, err)) < 0)
+            return rc;
+        r->cg_created = true;
     }
-    if ((r.sup_fd = open_supervisor(err)) < 0) {
-        rc = r.sup_fd;
-        goto out;
-    }
-    if ((rc = prepare_files(&r, err)) < 0)
-        goto out;
-    json_t *spec = asb_native_spec(plan, (const char *const *)r.file_names, r.n_file_fds);
+    if ((r->sup_fd = open_supervisor(err)) < 0)
+        return r->sup_fd;
+    /* The sandbox's spec: the template's, with no files (they come with the job). */
+    json_t *spec = asb_native_spec(tmpl, NULL, 0);
     asb_wire_buf_t spec_w = {0};
     asb_wire_from_json(&spec_w, spec);
     json_decref(spec);
     if (!spec || !asb_wire_ok(&spec_w)) {
         asb_wire_free(&spec_w);
-        rc = asb_err_sys(err, ENOMEM, "run spec");
-        goto out;
+        return asb_err_sys(err, ENOMEM, "run spec");
     }
-    r.spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
+    r->spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
     asb_wire_free(&spec_w);
-    if (r.spec_fd < 0 ||
-        (r.stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0) {
-        rc = err->code;
-        goto out;
-    }
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r.ctl) < 0 ||
-        pipe2(r.out, O_CLOEXEC) < 0 || pipe2(r.err, O_CLOEXEC) < 0 ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r.sync) < 0) {
-        rc = asb_err_sys(err, errno, "channels");
-        goto out;
-    }
-    fcntl(r.out[0], F_SETFL, O_NONBLOCK);
-    fcntl(r.err[0], F_SETFL, O_NONBLOCK);
-    if ((rc = spawn(&r, err)) < 0)
-        goto out;
-    event_loop(&r);
+    if (r->spec_fd < 0 || (r->stdin_fd = memfd_with("stdin", "", 0, err)) < 0)
+        return err->code;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->ctl) < 0 ||
+        pipe2(r->out, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r->sync) < 0)
+        return asb_err_sys(err, errno, "channels");
+    fcntl(r->out[0], F_SETFL, O_NONBLOCK);
+    fcntl(r->err[0], F_SETFL, O_NONBLOCK);
+    if ((rc = spawn(r, err)) < 0)
+        return rc;
+    /* The placeholders went to the supervisor; the job brings its own spec and stdin. */
+    close_fd(&r->spec_fd);
+    close_fd(&r->stdin_fd);
+    close_fd(&r->sup_fd);
+    r->plan = NULL;
+    return 0;
+}
 
-    asb_cgroup_stats_t cgs;
-    memset(&cgs, 0, sizeof(cgs));
-    if (r.cg_created && asb_cgroup_read_stats(&r.cg, &cgs, err) < 0) {
-        rc = asb_err_wrap(err, "reading the run's cgroup");
-        goto out;
+/* Hand the job to the supervisor: its spec, stdin and files in, as fds on one message. */
+static int send_job(native_run_t *r, asb_error_t *err)
+{
+    const asb_plan_t *plan = r->plan;
+    int rc;
+    if ((rc = prepare_files(r, err)) < 0)
+        return rc;
+    json_t *spec = asb_native_spec(plan, (const char *const *)r->file_names, r->n_file_fds);
+    asb_wire_buf_t spec_w = {0};
+    asb_wire_from_json(&spec_w, spec);
+    json_decref(spec);
+    if (!spec || !asb_wire_ok(&spec_w)) {
+        asb_wire_free(&spec_w);
+        return asb_err_sys(err, ENOMEM, "run spec");
     }
-    asb_capbuf_take(&r.cap_out, &res->out);
-    asb_capbuf_take(&r.cap_err, &res->err);
-    decide(&r, &cgs);
-    if (res->status == ASB_STATUS_SANDBOX_ERROR && res->error)
-        rc = asb_err(err, -EIO, "%s", res->error);
-    else
-        read_files_out(&r);
-out:
-    run_cleanup(&r);
-    if (r.cghost.version != ASB_CGROUP_NONE) {
+    r->spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
+    asb_wire_free(&spec_w);
+    if (r->spec_fd < 0 ||
+        (r->stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0)
+        return err->code;
+    size_t nfds = 2 + r->n_file_fds;
+    int fds[2 + ASB_MAX_FILES_IN + 1];
+    fds[0] = r->spec_fd, fds[1] = r->stdin_fd;
+    for (size_t i = 0; i < r->n_file_fds; i++)
+        fds[2 + i] = r->file_fds[i];
+    uint8_t msg[64];
+    asb_wire_buf_t b;
+    asb_wire_init_fixed(&b, msg, sizeof(msg));
+    asb_wire_put_str(&b, "type", "job");
+    struct iovec iov = {.iov_base = msg, .iov_len = b.len};
+    union {
+        char b[CMSG_SPACE(sizeof(int) * (2 + ASB_MAX_FILES_IN + 1))];
+        struct cmsghdr align;
+    } cm;
+    memset(&cm, 0, sizeof(cm));
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
+                       .msg_controllen = CMSG_SPACE(sizeof(int) * nfds)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+    ssize_t w;
+    while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (w < 0)
+        return asb_err_sys(err, errno, "hand the job to the sandbox");
+    return 0;
+}
+
+static void free_run(native_run_t *r, bool reap)
+{
+    run_cleanup(r);
+    if (reap && r->cghost.version != ASB_CGROUP_NONE) {
         /* Leftovers of dead owners (crashed runs) go at every run's end, off the path that
          * starts the sandbox; best effort, never fails a run. */
         char *report = NULL;
         asb_error_t reap_err;
-        asb_cgroup_reap_stale(&r.cghost, &report, &reap_err);
+        asb_cgroup_reap_stale(&r->cghost, &report, &reap_err);
         free(report);
     }
+    free(r);
+}
+
+/* The job in a prepared sandbox; consumes it. t0: when the caller's run began. */
+static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, asb_error_t *err,
+                   double t0)
+{
+    /* The job runs under the sandbox's nonce and run id; everything else is the job's. */
+    asb_plan_t job = *plan;
+    memcpy(job.nonce, r->nonce, sizeof(job.nonce));
+    memcpy(job.run_id, r->run_id, sizeof(job.run_id));
+    r->plan = &job;
+    r->res = res;
+    asb_capbuf_free(&r->cap_out);
+    asb_capbuf_free(&r->cap_err);
+    asb_capbuf_init(&r->cap_out, job.limits.output_bytes);
+    asb_capbuf_init(&r->cap_err, job.limits.output_bytes);
+    int rc = send_job(r, err);
+    if (rc < 0) {
+        /* A sandbox that died while prepared said why on the control socket: that reason
+         * first. */
+        asb_error_t why = *err;
+        backstop(r, SIGKILL);
+        event_loop(r);
+        if (r->sup_error)
+            rc = asb_err(err, -EIO, "%s", r->sup_error);
+        else
+            *err = why;
+        goto out;
+    }
+    event_loop(r);
+
+    asb_cgroup_stats_t cgs;
+    memset(&cgs, 0, sizeof(cgs));
+    if (r->cg_created && asb_cgroup_read_stats(&r->cg, &cgs, err) < 0) {
+        rc = asb_err_wrap(err, "reading the run's cgroup");
+        goto out;
+    }
+    asb_capbuf_take(&r->cap_out, &res->out);
+    asb_capbuf_take(&r->cap_err, &res->err);
+    decide(r, &cgs);
+    if (res->status == ASB_STATUS_SANDBOX_ERROR && res->error)
+        rc = asb_err(err, -EIO, "%s", res->error);
+    else
+        read_files_out(r);
+out:
+    free_run(r, true);
     res->duration_s = now_s() - t0;
     return rc;
+}
+
+int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *err)
+{
+    *out = NULL;
+    native_run_t *r = malloc(sizeof(*r));
+    if (!r)
+        return asb_err_sys(err, ENOMEM, "sandbox");
+    int rc = prepare(r, tmpl, err);
+    if (rc < 0) {
+        free_run(r, false);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int asb_native_run_prepared(native_run_t *sb, const asb_plan_t *plan, asb_result_t *res,
+                            asb_error_t *err)
+{
+    return run_job(sb, plan, res, err, now_s());
+}
+
+bool asb_native_alive(const native_run_t *sb)
+{
+    struct pollfd p[2] = {{.fd = sb->pidfd, .events = POLLIN}, {.fd = sb->ctl[0], .events = 0}};
+    int n = poll(p, 2, 0);
+    /* pidfd readable: it exited. The control socket readable early or hung up: it failed. */
+    return n == 0 || (n > 0 && !p[0].revents && !(p[1].revents & (POLLHUP | POLLERR)));
+}
+
+void asb_native_discard(native_run_t *sb)
+{
+    if (sb)
+        free_run(sb, false); /* kills the supervisor and waits for it, removes the cgroup */
+}
+
+int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
+{
+    double t0 = now_s();
+    native_run_t *r = malloc(sizeof(*r));
+    if (!r) {
+        res->duration_s = now_s() - t0;
+        return asb_err_sys(err, ENOMEM, "sandbox");
+    }
+    int rc = prepare(r, plan, err);
+    if (rc < 0) {
+        free_run(r, true);
+        res->duration_s = now_s() - t0;
+        return rc;
+    }
+    return run_job(r, plan, res, err, t0);
 }

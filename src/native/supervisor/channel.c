@@ -127,3 +127,52 @@ int sup_wait_for(int ctl, const char *want, int timeout_ms)
         return is_type(buf, (size_t)n, want) ? 1 : 0;
     }
 }
+
+int sup_recv_job(int ctl, int *fds, size_t max, size_t *n_fds)
+{
+    *n_fds = 0;
+    struct pollfd p = {.fd = ctl, .events = POLLIN};
+    int r;
+    /* No timeout: a prepared sandbox waits for its job as long as the host holds it; the host
+     * going away hangs the socket up. */
+    while ((r = poll(&p, 1, -1)) < 0 && errno == EINTR)
+        ;
+    if (r <= 0)
+        return -EPROTO;
+    char buf[256];
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+    union {
+        char b[CMSG_SPACE(sizeof(int) * SUP_JOB_MAX_FDS)];
+        struct cmsghdr align;
+    } cm;
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+    ssize_t n;
+    while ((n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0)
+        return -EPROTO;
+    size_t got = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            if (got < max)
+                fds[got++] = fd;
+            else
+                close(fd);
+        }
+    }
+    bool ok = !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && is_type(buf, (size_t)n, "job") &&
+              got >= 2 && got <= max;
+    if (!ok) {
+        for (size_t i = 0; i < got; i++)
+            close(fds[i]);
+        return -EPROTO;
+    }
+    *n_fds = got;
+    return 0;
+}

@@ -258,11 +258,30 @@ int main(int argc, char **argv)
         return fatal(&spec, err.message);
     }
 
-    if (sup_copy_files_in(&spec, workspace, &err) < 0)
-        return fatal(&spec, err.message);
     if (sethostname("sandbox", 7) < 0)
         return fatal(&spec, "sethostname failed");
     if (spec.netns && sup_loopback_up(&err) < 0)
+        return fatal(&spec, err.message);
+
+    /* Prepared: everything above is the sandbox, made before anyone knew what would run in it
+     * (a pool prepares it ahead). Now the job: what to run, its stdin and files. */
+    int jfds[SUP_JOB_MAX_FDS];
+    size_t njfds = 0;
+    if (sup_recv_job(ctl, jfds, SUP_JOB_MAX_FDS, &njfds) < 0)
+        return fatal(&spec, "no job from the host");
+    sup_spec_t job;
+    int jrc = sup_spec_read(jfds[0], &job, &err);
+    close(jfds[0]);
+    if (jrc < 0 || sup_spec_take_job(&spec, &job, &err) < 0)
+        return fatal(&spec, err.message);
+    if (spec.n_files_in != njfds - 2)
+        return fatal(&spec, "job: files in and their descriptors differ");
+    for (size_t i = 0; i < spec.n_files_in; i++)
+        spec.files_in[i].fd = jfds[2 + i];
+    if (dup2(jfds[1], ASB_FD_STDIN) < 0)
+        return fatal(&spec, "job: stdin");
+    close(jfds[1]);
+    if (sup_copy_files_in(&spec, workspace, &err) < 0)
         return fatal(&spec, err.message);
 
     int outp[2], errp[2], attp[2], gop[2];

@@ -147,7 +147,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
             asb_err(err, -EINVAL, "spec: files_in[%zu]", i);
             goto out;
         }
-        spec->files_in[i].fd = ASB_FD_FILES_IN + (int)i;
+        spec->files_in[i].fd = -1; /* the job message carries them */
         spec->n_files_in = i + 1;
     }
     rc = 0;
@@ -156,4 +156,38 @@ out:
     asb_wire_strv_free(files);
     asb_wire_strv_free(binds);
     return rc;
+}
+
+int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err)
+{
+    bool same = strcmp(spec->nonce, job->nonce) == 0 && spec->root == job->root &&
+                spec->mask_proc == job->mask_proc && spec->tmp_noexec == job->tmp_noexec &&
+                spec->workspace_noexec == job->workspace_noexec && spec->netns == job->netns &&
+                spec->landlock == job->landlock && spec->landlock_scope == job->landlock_scope &&
+                spec->no_new_privs == job->no_new_privs &&
+                spec->memfd_noexec == job->memfd_noexec &&
+                spec->workspace_bytes == job->workspace_bytes &&
+                spec->tmp_bytes == job->tmp_bytes && spec->caps == job->caps &&
+                spec->caps_keep == job->caps_keep && spec->seccomp == job->seccomp &&
+                spec->uid == job->uid && spec->gid == job->gid && spec->fsize == job->fsize &&
+                spec->nofile == job->nofile && spec->n_bind_ro == job->n_bind_ro;
+    for (size_t i = 0; same && i < spec->n_bind_ro; i++)
+        same = strcmp(spec->bind_ro[i], job->bind_ro[i]) == 0;
+    for (size_t i = 0; i < job->n_bind_ro; i++)
+        free(job->bind_ro[i]);
+    if (!same) {
+        asb_wire_strv_free(job->argv), asb_wire_strv_free(job->env);
+        for (size_t i = 0; i < job->n_files_in; i++)
+            free(job->files_in[i].name);
+        free(job->files_in);
+        return asb_err(err, -EINVAL, "job: it does not match the prepared sandbox");
+    }
+    asb_wire_strv_free(spec->argv), asb_wire_strv_free(spec->env);
+    for (size_t i = 0; i < spec->n_files_in; i++)
+        free(spec->files_in[i].name);
+    free(spec->files_in);
+    spec->argv = job->argv, spec->env = job->env;
+    spec->files_in = job->files_in, spec->n_files_in = job->n_files_in;
+    spec->timeout_ms = job->timeout_ms, spec->output_bytes = job->output_bytes;
+    return 0;
 }

@@ -3,6 +3,7 @@
 #define ASB_SUP_H
 
 #include "agent_sandbox.h"
+#include "core/limits.h"
 #include "core/profiles.h"
 #include "native/wire.h"
 
@@ -36,6 +37,9 @@ typedef struct sup_spec {
 } sup_spec_t;
 
 int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err);
+/* Take the job's part of `job` (argv, env, files in, timeout, output cap) into `spec`, after
+ * checking that everything that shaped the sandbox is the same in both; frees the rest of job. */
+int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err);
 
 /* Control channel. */
 /* body: the message's records (may be NULL); "type" and "nonce" are added; always freed. */
@@ -46,6 +50,10 @@ int sup_send_error(int ctl, const char *nonce, const char *message);
 int sup_wait_for(int ctl, const char *want, int timeout_ms);
 /* Receive a message of type `want` carrying an fd; returns the fd or a negative code. */
 int sup_recv_fd(int ctl, const char *want, int timeout_ms);
+/* The job: a "job" message carrying [job spec, stdin, files in...] (SCM_RIGHTS). Waits for it
+ * without a timeout (a prepared sandbox waits as long as the host holds it). */
+#define SUP_JOB_MAX_FDS (2 + ASB_MAX_FILES_IN + 1)
+int sup_recv_job(int ctl, int *fds, size_t max, size_t *n_fds);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
 /* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. */
