@@ -163,6 +163,7 @@ typedef struct asb_result {
     size_t n_files_refused;
     asb_limits_t limits_requested, limits_enforced;
     uint32_t weakened; /* ASB_WEAKEN_* bits that were in effect */
+    bool prepared;     /* the sandbox was built before the run began (asb_pool_run) */
     asb_attestation_t attestation;
 } asb_result_t;
 
@@ -174,6 +175,32 @@ typedef struct asb_result {
 int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err);
 
 void asb_result_free(asb_result_t *res);
+
+/* ---- prepared sandboxes -------------------------------------------------------------------------
+ * A pool keeps up to `size` native sandboxes of one profile and one set of limits built ahead by a
+ * background thread of its own: namespaces, cgroup, supervisor, root, network. A run then pays
+ * only for its job (files in, workload setup and attestation, the program, teardown). Each
+ * sandbox runs exactly one job and is removed afterwards: nothing carries over between runs, and
+ * each run has its own nonce, run id and attestation. A pool holds cgroups and processes while it
+ * lives; asb_pool_free removes them. */
+typedef struct asb_pool asb_pool_t;
+
+/* tmpl gives the profile, backend (native only), limits and weaken bits; its argv, code, stdin,
+ * files and env are not used. size: 1..16 sandboxes kept ready. */
+int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **pool, asb_error_t *err);
+
+/* As asb_run, in a prepared sandbox, or in one prepared now when none is ready (same controls;
+ * res->prepared says which). cfg must ask for the template's profile, weaken bits and sandbox
+ * limits (memory, pids, cpus, fsize, nofile); timeout, output and file caps are the run's own.
+ * Anything else is refused, never adapted. res->duration_s is all the caller waited for.
+ * Thread-safe. */
+int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, asb_error_t *err);
+
+/* How many sandboxes are prepared and waiting right now. */
+unsigned asb_pool_ready(asb_pool_t *pool);
+
+/* Waits for runs in progress, then removes every prepared sandbox and stops the pool's thread. */
+void asb_pool_free(asb_pool_t *pool);
 
 const char *asb_status_name(asb_status_t status); /* "completed", "timeout", ... */
 

@@ -8,4 +8,7 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
 int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
 int asb_docker_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
 
+/* backend, profile, limits and weakenings of the plan into the result (run.c). */
+void asb_run_fill_header(asb_result_t *res, const asb_plan_t *plan);
+
 #endif

@@ -207,6 +207,7 @@ json_t *asb_result_json(const asb_result_t *res)
                                   asb_limits_json(&res->limits_requested), "enforced",
                                   asb_limits_json(&res->limits_enforced)));
     json_object_set_new(o, "weakened", weakened_json(res->weakened));
+    json_object_set_new(o, "prepared", json_boolean(res->prepared));
     json_object_set_new(o, "attestation", attestation_json(&res->attestation));
     return o;
 }

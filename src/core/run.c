@@ -7,6 +7,15 @@
 #include <string.h>
 #include <time.h>
 
+void asb_run_fill_header(asb_result_t *res, const asb_plan_t *plan)
+{
+    snprintf(res->backend, sizeof(res->backend), "%s", plan->backend);
+    snprintf(res->profile, sizeof(res->profile), "%s", plan->profile.name);
+    res->limits_requested = plan->requested;
+    res->limits_enforced = plan->limits;
+    res->weakened = plan->weaken;
+}
+
 int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
 {
     asb_error_t local;
@@ -20,11 +29,7 @@ int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
     asb_plan_t plan;
     int rc = asb_plan_build(cfg, &plan, err);
     if (rc == 0) {
-        snprintf(res->backend, sizeof(res->backend), "%s", plan.backend);
-        snprintf(res->profile, sizeof(res->profile), "%s", plan.profile.name);
-        res->limits_requested = plan.requested;
-        res->limits_enforced = plan.limits;
-        res->weakened = plan.weaken;
+        asb_run_fill_header(res, &plan);
         if (strcmp(plan.backend, "subprocess") == 0)
             rc = asb_subprocess_run(&plan, res, err);
         else if (strcmp(plan.backend, "docker") == 0)

@@ -1,0 +1,266 @@
+/* pool.c - prepared sandboxes: a pool object keeps sandboxes of one profile built ahead.
+ *
+ * A background thread (one per pool; the library keeps no global state) prepares up to `size`
+ * native sandboxes from the template's plan (native/native.h). A run takes one, hands it the job
+ * and the sandbox is gone afterwards: nothing is reused, every run gets fresh namespaces, root,
+ * cgroup, nonce and run id. When none is ready the run prepares its own, as asb_run does; the
+ * controls are the same either way, only the waiting differs. The thread prepares only while no
+ * run of the pool is in progress, so that it never competes with one. */
+#include "agent_sandbox.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/plan.h"
+#include "core/result.h"
+#include "native/native.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POOL_MAX 16
+#define POOL_RETRY_S 1 /* after a failed preparation: the host may lack something; don't spin */
+
+struct asb_pool {
+    asb_plan_t tmpl;
+    unsigned size;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    asb_native_sandbox_t *ready[POOL_MAX];
+    unsigned n_ready;
+    unsigned in_flight; /* runs inside asb_pool_run: the thread outlives them (see free) */
+    bool stop;
+    pthread_t thread;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *preparer(void *arg)
+{
+    asb_pool_t *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        /* Prepare only while no run of this pool is in progress: preparation is kernel work
+         * (namespaces, mounts, cgroups, RCU grace periods) that would otherwise slow the very
+         * runs it is meant to speed up. Runs that find the pool empty prepare their own. */
+        if (p->n_ready >= p->size || p->in_flight > 0) {
+            pthread_cond_wait(&p->cv, &p->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&p->mu);
+        /* Each sandbox its own nonce and run id (cgroup name, owner tags). */
+        asb_plan_t t = p->tmpl;
+        asb_error_t err;
+        asb_native_sandbox_t *sb = NULL;
+        int rc = asb_random_hex(t.run_id, 8, &err);
+        if (rc == 0)
+            rc = asb_random_hex(t.nonce, 16, &err);
+        if (rc == 0)
+            rc = asb_native_prepare(&t, &sb, &err);
+        pthread_mutex_lock(&p->mu);
+        if (rc == 0 && !p->stop) {
+            p->ready[p->n_ready++] = sb;
+        } else if (rc == 0) {
+            pthread_mutex_unlock(&p->mu);
+            asb_native_discard(sb);
+            pthread_mutex_lock(&p->mu);
+        } else if (!p->stop) {
+            /* A run without a prepared sandbox prepares its own and reports the same error
+             * itself; here only wait before trying again. */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += POOL_RETRY_S;
+            pthread_cond_timedwait(&p->cv, &p->mu, &until);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_error_t *err)
+{
+    asb_error_t local;
+    if (!err)
+        err = &local;
+    asb_err_clear(err);
+    if (!out)
+        return asb_err(err, -EINVAL, "pool: nowhere to put it");
+    *out = NULL;
+    if (!tmpl)
+        return asb_err(err, -EINVAL, "pool: no template config");
+    if (size < 1 || size > POOL_MAX)
+        return asb_err(err, -EINVAL, "pool: size %u is out of range (1..%d)", size, POOL_MAX);
+    /* Only what shapes the sandbox counts; what to run is the job's. */
+    asb_config_t c = *tmpl;
+    static const char *const placeholder[] = {"true", NULL};
+    c.argv = placeholder;
+    c.code = NULL, c.code_len = 0, c.interpreter = NULL;
+    c.stdin_data = NULL, c.stdin_len = 0;
+    c.files_in = NULL, c.n_files_in = 0, c.files_out = NULL, c.n_files_out = 0;
+    c.env = NULL, c.n_env = 0;
+    asb_pool_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return asb_err_sys(err, ENOMEM, "pool");
+    int rc = asb_plan_build(&c, &p->tmpl, err);
+    if (rc < 0) {
+        asb_plan_free(&p->tmpl);
+        free(p);
+        return asb_err_wrap(err, "pool template");
+    }
+    if (strcmp(p->tmpl.backend, "native") != 0) {
+        rc = asb_err(err, -ENOTSUP,
+                     "pool: prepared sandboxes are for the native backend (the template asks "
+                     "for %s/%s)",
+                     p->tmpl.backend, p->tmpl.profile.name);
+        asb_plan_free(&p->tmpl);
+        free(p);
+        return rc;
+    }
+    p->size = size;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    /* The thread takes no signals: they stay with the caller's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&p->thread, NULL, preparer, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+        asb_plan_free(&p->tmpl);
+        free(p);
+        return asb_err_sys(err, rc, "pool: start its thread");
+    }
+    *out = p;
+    return 0;
+}
+
+/* The job must fit the sandbox: same profile, weakenings and sandbox-shaping limits. */
+static const char *mismatch(const asb_plan_t *t, const asb_plan_t *j)
+{
+    if (strcmp(t->backend, j->backend) != 0)
+        return "backend";
+    if (strcmp(t->profile.name, j->profile.name) != 0)
+        return "profile";
+    if (t->weaken != j->weaken)
+        return "weakened controls";
+    if (t->limits.memory_bytes != j->limits.memory_bytes)
+        return "memory limit";
+    if (t->limits.pids != j->limits.pids)
+        return "pids limit";
+    if (t->limits.cpus != j->limits.cpus)
+        return "cpu limit";
+    if (t->limits.fsize_bytes != j->limits.fsize_bytes)
+        return "file size limit";
+    if (t->limits.nofile != j->limits.nofile)
+        return "open files limit";
+    return NULL;
+}
+
+int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
+{
+    double t0 = now_s();
+    asb_error_t local;
+    if (!err)
+        err = &local;
+    asb_err_clear(err);
+    if (!res)
+        return asb_err(err, -EINVAL, "no result to fill");
+    asb_result_init(res);
+    if (!pool) {
+        asb_err(err, -EINVAL, "no pool");
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, err->message);
+        return err->code;
+    }
+    asb_plan_t plan;
+    int rc = asb_plan_build(cfg, &plan, err);
+    if (rc == 0) {
+        asb_run_fill_header(res, &plan);
+        const char *what = mismatch(&pool->tmpl, &plan);
+        if (what)
+            rc = asb_err(err, -EINVAL,
+                         "pool: the run's %s differs from the pool's template (a prepared "
+                         "sandbox runs only what it was prepared for)",
+                         what);
+    } else {
+        snprintf(res->profile, sizeof(res->profile), "%s",
+                 cfg && cfg->profile ? cfg->profile : "hardened");
+    }
+    asb_native_sandbox_t *sb = NULL;
+    if (rc == 0) {
+        pthread_mutex_lock(&pool->mu);
+        pool->in_flight++;
+        /* A prepared sandbox that died while it waited (killed, OOM) never gets a job. */
+        while (!sb && pool->n_ready > 0) {
+            sb = pool->ready[--pool->n_ready];
+            if (!asb_native_alive(sb)) {
+                pthread_mutex_unlock(&pool->mu);
+                asb_native_discard(sb);
+                sb = NULL;
+                pthread_mutex_lock(&pool->mu);
+            }
+        }
+        pthread_cond_broadcast(&pool->cv); /* one to replace */
+        pthread_mutex_unlock(&pool->mu);
+        res->prepared = sb != NULL;
+        if (!sb)
+            rc = asb_native_prepare(&plan, &sb, err);
+        if (rc == 0)
+            rc = asb_native_run_prepared(sb, &plan, res, err);
+        pthread_mutex_lock(&pool->mu);
+        pool->in_flight--;
+        pthread_cond_broadcast(&pool->cv);
+        pthread_mutex_unlock(&pool->mu);
+    }
+    asb_plan_free(&plan);
+    if (rc < 0) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, err->message);
+    }
+    res->duration_s = now_s() - t0; /* all the caller waited for */
+    return rc;
+}
+
+unsigned asb_pool_ready(asb_pool_t *pool)
+{
+    if (!pool)
+        return 0;
+    pthread_mutex_lock(&pool->mu);
+    unsigned n = pool->n_ready;
+    pthread_mutex_unlock(&pool->mu);
+    return n;
+}
+
+void asb_pool_free(asb_pool_t *pool)
+{
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->mu);
+    /* A sandbox dies with the thread that made it (PDEATHSIG): wait for runs still in progress
+     * before the thread may end. */
+    while (pool->in_flight > 0)
+        pthread_cond_wait(&pool->cv, &pool->mu);
+    pool->stop = true;
+    pthread_cond_broadcast(&pool->cv);
+    pthread_mutex_unlock(&pool->mu);
+    pthread_join(pool->thread, NULL);
+    for (unsigned i = 0; i < pool->n_ready; i++)
+        asb_native_discard(pool->ready[i]);
+    pthread_cond_destroy(&pool->cv);
+    pthread_mutex_destroy(&pool->mu);
+    asb_plan_free(&pool->tmpl);
+    free(pool);
+}

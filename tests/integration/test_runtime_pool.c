@@ -1,0 +1,296 @@
+/* test_runtime_pool.c - prepared sandboxes (asb_pool_*): a pooled run is the same sandbox as a
+ * cold one, each sandbox runs exactly one job, nothing carries over between runs, a job that does
+ * not fit the template is refused, a sandbox that died while prepared is never used, and the pool
+ * leaves nothing behind. All judged from host-side evidence. Runs as root. */
+#include "rt_common.h"
+
+#include <pthread.h>
+#include <sys/wait.h>
+
+/* Wait until the pool has `n` sandboxes ready (the test fails after 20 s: a loaded CI VM). */
+static void wait_ready(asb_pool_t *pool, unsigned n)
+{
+    double end = rt_now() + 20.0;
+    while (asb_pool_ready(pool) < n && rt_now() < end)
+        usleep(5000);
+    assert_true(asb_pool_ready(pool) >= n);
+}
+
+static asb_pool_t *new_pool(const char *profile, unsigned size)
+{
+    asb_config_t t;
+    asb_config_init(&t);
+    t.profile = profile;
+    asb_pool_t *pool = NULL;
+    asb_error_t err;
+    memset(&err, 0, sizeof(err));
+    int rc = asb_pool_new(&t, size, &pool, &err);
+    if (rc < 0)
+        fprintf(stderr, "asb_pool_new: %s\n", err.message);
+    assert_int_equal(rc, 0);
+    assert_non_null(pool);
+    return pool;
+}
+
+static int pool_code(asb_pool_t *pool, const char *code, const char *stdin_text, double timeout_s,
+                     asb_result_t *r, asb_error_t *err)
+{
+    asb_config_t c;
+    asb_config_init(&c);
+    c.profile = "hardened";
+    c.code = code;
+    c.interpreter = RT_PY;
+    c.stdin_data = stdin_text;
+    c.stdin_len = stdin_text ? strlen(stdin_text) : 0;
+    c.limits.timeout_s = timeout_s;
+    memset(err, 0, sizeof(*err));
+    return asb_pool_run(pool, &c, r, err);
+}
+
+/* Each run: prepared ahead, fully attested, its own stdin, and a fresh sandbox: a file the
+ * previous run left in /workspace and /tmp is not there, the pid namespace and nonce differ. */
+static void test_pool_fresh_sandbox_per_run(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 2);
+    static const char code[] =
+        "import os, sys\n"
+        "t = sys.stdin.read()\n"
+        "seen = [p for p in ('/workspace/mark', '/tmp/mark') if os.path.exists(p)]\n"
+        "open('/workspace/mark', 'w').write(t); open('/tmp/mark', 'w').write(t)\n"
+        "print('token=%s uid=%d seen=%s' % (t, os.getuid(), ','.join(seen) or '-'))\n";
+    char prev_ns[64] = "", prev_nonce[40] = "";
+    for (int i = 0; i < 5; i++) {
+        wait_ready(pool, 1);
+        char token[32], want[96];
+        rt_random_hex(token, 8);
+        snprintf(want, sizeof(want), "token=%s uid=65534 seen=-\n", token);
+        asb_result_t r;
+        asb_error_t err;
+        int rc = pool_code(pool, code, token, 10, &r, &err);
+        if (rc != 0 || r.status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r.out, want))
+            rt_dump("pooled run", &r);
+        assert_int_equal(rc, 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(r.prepared);
+        assert_true(r.attestation.valid);
+        assert_int_equal(r.attestation.uid, 65534);
+        assert_true(rt_bytes_eq(&r.out, want));
+        assert_non_null(r.attestation.pid_ns);
+        assert_string_not_equal(r.attestation.pid_ns, prev_ns);
+        assert_string_not_equal(r.attestation.nonce, prev_nonce);
+        snprintf(prev_ns, sizeof(prev_ns), "%s", r.attestation.pid_ns);
+        snprintf(prev_nonce, sizeof(prev_nonce), "%s", r.attestation.nonce);
+        asb_result_free(&r);
+    }
+    asb_pool_free(pool);
+}
+
+/* Files in and out, and the run's own limits, in a prepared sandbox. */
+static void test_pool_files_and_limits(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 1);
+    char dir[] = "/tmp/asb-pooltest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *in = rt_fmt("%s/data.txt", dir);
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("21\n", f);
+    fclose(f);
+
+    wait_ready(pool, 1);
+    asb_config_t c;
+    asb_config_init(&c);
+    c.profile = "hardened";
+    c.code = "n = int(open('data.txt').read())\nopen('out.txt', 'w').write(str(2 * n))\n";
+    c.interpreter = RT_PY;
+    asb_file_in_t fin = {.host_path = in, .name = "data.txt"};
+    const char *outs[] = {"out.txt"};
+    c.files_in = &fin, c.n_files_in = 1, c.files_out = outs, c.n_files_out = 1;
+    asb_result_t r;
+    asb_error_t err;
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(asb_pool_run(pool, &c, &r, &err), 0);
+    assert_true(r.prepared);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.n_files_out, 1);
+    assert_true(rt_bytes_eq(&r.files_out[0].content, "42"));
+    asb_result_free(&r);
+
+    /* The job's own timeout holds (the template had the default). */
+    wait_ready(pool, 1);
+    double t0 = rt_now();
+    assert_int_equal(pool_code(pool, "import time\ntime.sleep(30)\n", NULL, 1.0, &r, &err), 0);
+    assert_int_equal(r.status, ASB_STATUS_TIMEOUT);
+    assert_true(rt_now() - t0 < 4.0);
+    asb_result_free(&r);
+
+    /* The template's memory limit holds, judged by the cgroup's OOM counter. */
+    wait_ready(pool, 1);
+    assert_int_equal(
+        pool_code(pool, "b = bytearray(300 * 1024 * 1024)\nprint(len(b))\n", NULL, 10, &r, &err),
+        0);
+    assert_true(r.prepared);
+    assert_int_equal(r.status, ASB_STATUS_OOM_KILLED);
+    assert_true(r.out_of_memory);
+    asb_result_free(&r);
+    asb_pool_free(pool);
+    unlink(in);
+    rmdir(dir);
+    free(in);
+}
+
+/* A job that asks for anything the sandbox was not prepared for is refused, not adapted. */
+static void test_pool_refuses_mismatch(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 1);
+    const char *argv[] = {"/bin/true", NULL};
+    asb_config_t c;
+    asb_config_init(&c);
+    c.profile = "hardened";
+    c.argv = argv;
+    c.limits.memory_bytes = 256u << 20;
+    asb_result_t r;
+    asb_error_t err;
+    memset(&err, 0, sizeof(err));
+    assert_true(asb_pool_run(pool, &c, &r, &err) < 0);
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_non_null(strstr(err.message, "memory limit"));
+    asb_result_free(&r);
+
+    asb_config_init(&c);
+    c.profile = "baseline";
+    c.argv = argv;
+    assert_true(asb_pool_run(pool, &c, &r, &err) < 0);
+    assert_non_null(strstr(err.message, "profile"));
+    asb_result_free(&r);
+
+    asb_config_init(&c);
+    c.profile = "hardened";
+    c.argv = argv;
+    c.weaken = ASB_WEAKEN_SECCOMP;
+    assert_true(asb_pool_run(pool, &c, &r, &err) < 0);
+    assert_non_null(strstr(err.message, "weakened"));
+    asb_result_free(&r);
+    asb_pool_free(pool);
+
+    /* Only the native backend prepares sandboxes. */
+    asb_config_t t;
+    asb_config_init(&t);
+    t.profile = "subprocess";
+    asb_pool_t *p2 = NULL;
+    assert_true(asb_pool_new(&t, 1, &p2, &err) < 0);
+    assert_null(p2);
+    assert_non_null(strstr(err.message, "native"));
+    asb_config_init(&t);
+    assert_true(asb_pool_new(&t, 0, &p2, &err) < 0);
+    assert_true(asb_pool_new(&t, 17, &p2, &err) < 0);
+}
+
+/* Kill every prepared sandbox while it waits: the next run must not be handed a dead one, and
+ * still runs with every control. */
+static void test_pool_dead_sandbox_not_used(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 2);
+    wait_ready(pool, 2);
+    /* Our children are the prepared supervisors (nothing else of ours runs now). */
+    int killed = 0;
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        char *st = rt_read_file(path, NULL);
+        char *rp = st ? strrchr(st, ')') : NULL;
+        long ppid = 0;
+        char s = 0;
+        if (rp && sscanf(rp + 1, " %c %ld", &s, &ppid) == 2 && ppid == getpid() &&
+            kill((pid_t)pid, SIGKILL) == 0)
+            killed++;
+        free(st);
+    }
+    closedir(d);
+    assert_int_equal(killed, 2);
+    usleep(100000);
+    asb_result_t r;
+    asb_error_t err;
+    assert_int_equal(pool_code(pool, "print('alive')\n", NULL, 10, &r, &err), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_true(r.attestation.valid);
+    assert_true(rt_bytes_eq(&r.out, "alive\n"));
+    asb_result_free(&r);
+    asb_pool_free(pool);
+}
+
+typedef struct worker {
+    asb_pool_t *pool;
+    int id, ok, prepared, failed;
+} worker_t;
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+    for (int i = 0; i < 5; i++) {
+        char token[64], want[96];
+        rt_random_hex(token, 8);
+        snprintf(want, sizeof(want), "%s\n", token);
+        asb_result_t r;
+        asb_error_t err;
+        int rc = pool_code(w->pool, "import sys\nprint(sys.stdin.read())\n", token, 10, &r, &err);
+        if (rc == 0 && r.status == ASB_STATUS_COMPLETED && rt_bytes_eq(&r.out, want) &&
+            r.attestation.valid)
+            w->ok++;
+        else
+            w->failed++;
+        w->prepared += r.prepared;
+        asb_result_free(&r);
+    }
+    return NULL;
+}
+
+/* Many threads on one pool: each run gets its own output, nothing is lost or crossed. */
+static void test_pool_threads(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 2);
+    pthread_t th[4];
+    worker_t w[4];
+    memset(w, 0, sizeof(w));
+    for (int i = 0; i < 4; i++) {
+        w[i].pool = pool, w[i].id = i;
+        assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+    }
+    int ok = 0, prepared = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        ok += w[i].ok, prepared += w[i].prepared;
+        assert_int_equal(w[i].failed, 0);
+    }
+    fprintf(stderr, "  4 threads x 5 pooled runs: %d ok, %d in prepared sandboxes\n", ok, prepared);
+    assert_int_equal(ok, 20);
+    asb_pool_free(pool);
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("SKIP: runtime integration tests need root (real namespaces and cgroups)\n");
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        RT_TEST(test_pool_fresh_sandbox_per_run),
+        RT_TEST(test_pool_files_and_limits),
+        RT_TEST(test_pool_refuses_mismatch),
+        RT_TEST(test_pool_dead_sandbox_not_used),
+        RT_TEST(test_pool_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
