@@ -198,6 +198,36 @@ static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
     return 0;
 }
 
+/* Copy a regular host file of at most `max` bytes; a missing or larger one is skipped (0). */
+static int copy_small_file(const char *src, const char *dst, size_t max, asb_error_t *err)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (in < 0)
+        return 0;
+    struct stat st;
+    int rc = 0;
+    if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max) {
+        int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (out < 0) {
+            rc = asb_err_sys(err, errno, "create %s", dst);
+        } else {
+            off_t off = 0;
+            while (off < st.st_size) {
+                ssize_t n = sendfile(out, in, &off, (size_t)(st.st_size - off));
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n <= 0) {
+                    rc = asb_err_sys(err, n < 0 ? errno : EIO, "copy %s", src);
+                    break;
+                }
+            }
+            close(out);
+        }
+    }
+    close(in);
+    return rc;
+}
+
 /* A synthesized /etc: never the host's (no shadow, no host users, no host names). */
 static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
 {
@@ -225,6 +255,14 @@ static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
                          "passwd: files\ngroup: files\nhosts: files dns\n", 0644, err)) < 0 ||
         (rc = write_file(NEWROOT "/etc/hostname", ASB_SANDBOX_HOSTNAME "\n", 0644, err)) < 0)
         return rc;
+    /* The dynamic loader's cache, as the host built it for the /usr we show: without it every
+     * program's every library is searched through ~30 hwcaps/tls directories (overlay lookups
+     * and Landlock checks each). It names library paths of /usr, nothing more. Optional: a host
+     * without one (or with a huge one) only loads slower. */
+    int rc_cache =
+        copy_small_file("/etc/ld.so.cache", NEWROOT "/etc/ld.so.cache", 512 * ASB_KIB, err);
+    if (rc_cache < 0)
+        return rc_cache;
     if (!spec->netns) {
         /* Host network (baseline): name resolution as the host does it. */
         char buf[4096];
