@@ -53,6 +53,7 @@ typedef asb_native_sandbox_t native_run_t;
 struct native_run {
     const asb_plan_t *plan;     /* the template while preparing, the job's plan while it runs */
     char nonce[33], run_id[17]; /* the sandbox's own, from the plan it was prepared for */
+    int shared_usr;             /* borrowed: a pool's read-only /usr overlay, or -1 */
     asb_result_t *res;
     asb_cgroup_host_t cghost;
     asb_cgroup_t cg;
@@ -227,6 +228,45 @@ static void send_packet(int ctl, const char *type)
  * user namespace so root inside owns what host root owns, then handed to the supervisor as the
  * overlay's lower layer. Detached: it is never attached anywhere on the host, and it is freed
  * with the last fd. Only real root can idmap a host file system, hence the host does it. */
+static int send_tree(native_run_t *r, int tree, asb_error_t *err)
+{
+    uint8_t msg[64];
+    asb_wire_buf_t b;
+    asb_wire_init_fixed(&b, msg, sizeof(msg));
+    asb_wire_put_str(&b, "type", "usr_tree");
+    struct iovec iov = {.iov_base = msg, .iov_len = b.len};
+    union {
+        char b[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } cm;
+    memset(&cm, 0, sizeof(cm));
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &tree, sizeof(int));
+    ssize_t w;
+    while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (w < 0)
+        return asb_err_sys(err, errno, "hand /usr to the supervisor");
+    return 0;
+}
+
+/* hardened in a pool: a new mount of the pool's shared read-only overlay (shared_usr.c). */
+static int send_shared_usr(native_run_t *r, asb_error_t *err)
+{
+    int tree = (int)syscall(SYS_open_tree, r->shared_usr, "",
+                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+    if (tree < 0)
+        return asb_err_sys(err, errno, "clone the shared /usr");
+    int rc = send_tree(r, tree, err);
+    close(tree);
+    return rc;
+}
+
 static int send_usr_tree(native_run_t *r, asb_error_t *err)
 {
     char path[64];
@@ -248,34 +288,17 @@ static int send_usr_tree(native_run_t *r, asb_error_t *err)
         if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
             rc = asb_err_sys(err, errno, "idmap /usr for the overlay");
     }
-    if (rc == 0) {
-        uint8_t msg[64];
-        asb_wire_buf_t b;
-        asb_wire_init_fixed(&b, msg, sizeof(msg));
-        asb_wire_put_str(&b, "type", "usr_tree");
-        struct iovec iov = {.iov_base = msg, .iov_len = b.len};
-        union {
-            char b[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } cm;
-        memset(&cm, 0, sizeof(cm));
-        struct msghdr m = {
-            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &tree, sizeof(int));
-        ssize_t w;
-        while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-            ;
-        if (w < 0)
-            rc = asb_err_sys(err, errno, "hand /usr to the supervisor");
-    }
+    if (rc == 0)
+        rc = send_tree(r, tree, err);
     if (tree >= 0)
         close(tree);
     close(ns);
     return rc;
+}
+
+static bool usr_from_host(const native_run_t *r)
+{
+    return r->plan->profile.root == ASB_ROOT_OVERLAY_RW || r->shared_usr >= 0;
 }
 
 static int spawn(native_run_t *r, asb_error_t *err)
@@ -343,6 +366,9 @@ static int spawn(native_run_t *r, asb_error_t *err)
         return rc;
     if (r->plan->profile.root == ASB_ROOT_OVERLAY_RW && (rc = send_usr_tree(r, err)) < 0)
         return rc;
+    if (r->plan->profile.root == ASB_ROOT_ALLOWLIST_RO && r->shared_usr >= 0 &&
+        (rc = send_shared_usr(r, err)) < 0)
+        return rc;
     if (send(r->sync[1], "x", 1, MSG_NOSIGNAL) != 1)
         return asb_err_sys(err, errno, "release supervisor");
     close_fd(&r->sync[1]);
@@ -350,6 +376,66 @@ static int spawn(native_run_t *r, asb_error_t *err)
      * this before anything that must count against the run's limits (files in, the workload);
      * the host checks the membership itself before it lets the workload run. */
     send_packet(r->ctl[0], "cgroup_ready");
+    return 0;
+}
+
+/* The job's fds: its spec, stdin and files in (opened and capped now, before the sandbox is
+ * asked for anything). */
+static int build_job(native_run_t *r, asb_error_t *err)
+{
+    const asb_plan_t *plan = r->plan;
+    int rc;
+    if ((rc = prepare_files(r, err)) < 0)
+        return rc;
+    json_t *spec =
+        asb_native_spec(plan, (const char *const *)r->file_names, r->n_file_fds, usr_from_host(r));
+    asb_wire_buf_t spec_w = {0};
+    asb_wire_from_json(&spec_w, spec);
+    json_decref(spec);
+    if (!spec || !asb_wire_ok(&spec_w)) {
+        asb_wire_free(&spec_w);
+        return asb_err_sys(err, ENOMEM, "run spec");
+    }
+    r->spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
+    asb_wire_free(&spec_w);
+    if (r->spec_fd < 0 ||
+        (r->stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0)
+        return err->code;
+    return 0;
+}
+
+/* Hand the job to the supervisor, as fds on one message: this is its go. */
+static int send_job(native_run_t *r, asb_error_t *err)
+{
+    size_t nfds = 2 + r->n_file_fds;
+    int fds[2 + ASB_MAX_FILES_IN + 1];
+    fds[0] = r->spec_fd, fds[1] = r->stdin_fd;
+    for (size_t i = 0; i < r->n_file_fds; i++)
+        fds[2 + i] = r->file_fds[i];
+    uint8_t msg[64];
+    asb_wire_buf_t b;
+    asb_wire_init_fixed(&b, msg, sizeof(msg));
+    asb_wire_put_str(&b, "type", "job");
+    struct iovec iov = {.iov_base = msg, .iov_len = b.len};
+    union {
+        char b[CMSG_SPACE(sizeof(int) * (2 + ASB_MAX_FILES_IN + 1))];
+        struct cmsghdr align;
+    } cm;
+    memset(&cm, 0, sizeof(cm));
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
+                       .msg_controllen = CMSG_SPACE(sizeof(int) * nfds)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+    ssize_t w;
+    while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (w < 0)
+        return asb_err_sys(err, errno, "hand the job to the sandbox");
     return 0;
 }
 
@@ -377,8 +463,15 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
                 r->sup_error = strdup(cgerr.message);
             send_packet(r->ctl[0], "abort");
         } else if (asb_native_verify_attestation(r->plan, m, &r->res->attestation)) {
-            send_packet(r->ctl[0], "go");
-            r->released = true;
+            /* The job is the go: only an attested sandbox learns what to run. */
+            asb_error_t jerr;
+            if (send_job(r, &jerr) == 0) {
+                r->released = true;
+            } else {
+                if (!r->sup_error)
+                    r->sup_error = strdup(jerr.message);
+                send_packet(r->ctl[0], "abort");
+            }
         } else {
             send_packet(r->ctl[0], "abort");
         }
@@ -657,10 +750,11 @@ static void run_cleanup(native_run_t *r)
 
 /* Everything of a sandbox that does not depend on what runs in it: cgroup, namespaces, the
  * supervisor with its root built, waiting for its job. */
-static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
+static int prepare(native_run_t *r, const asb_plan_t *tmpl, int shared_usr, asb_error_t *err)
 {
     memset(r, 0, sizeof(*r));
     r->plan = tmpl;
+    r->shared_usr = tmpl->profile.root == ASB_ROOT_ALLOWLIST_RO ? shared_usr : -1;
     snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
     snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
     r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = -1;
@@ -692,7 +786,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     if ((r->sup_fd = open_supervisor(err)) < 0)
         return r->sup_fd;
     /* The sandbox's spec: the template's, with no files (they come with the job). */
-    json_t *spec = asb_native_spec(tmpl, NULL, 0);
+    json_t *spec = asb_native_spec(tmpl, NULL, 0, usr_from_host(r));
     asb_wire_buf_t spec_w = {0};
     asb_wire_from_json(&spec_w, spec);
     json_decref(spec);
@@ -717,58 +811,6 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     close_fd(&r->stdin_fd);
     close_fd(&r->sup_fd);
     r->plan = NULL;
-    return 0;
-}
-
-/* Hand the job to the supervisor: its spec, stdin and files in, as fds on one message. */
-static int send_job(native_run_t *r, asb_error_t *err)
-{
-    const asb_plan_t *plan = r->plan;
-    int rc;
-    if ((rc = prepare_files(r, err)) < 0)
-        return rc;
-    json_t *spec = asb_native_spec(plan, (const char *const *)r->file_names, r->n_file_fds);
-    asb_wire_buf_t spec_w = {0};
-    asb_wire_from_json(&spec_w, spec);
-    json_decref(spec);
-    if (!spec || !asb_wire_ok(&spec_w)) {
-        asb_wire_free(&spec_w);
-        return asb_err_sys(err, ENOMEM, "run spec");
-    }
-    r->spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
-    asb_wire_free(&spec_w);
-    if (r->spec_fd < 0 ||
-        (r->stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0)
-        return err->code;
-    size_t nfds = 2 + r->n_file_fds;
-    int fds[2 + ASB_MAX_FILES_IN + 1];
-    fds[0] = r->spec_fd, fds[1] = r->stdin_fd;
-    for (size_t i = 0; i < r->n_file_fds; i++)
-        fds[2 + i] = r->file_fds[i];
-    uint8_t msg[64];
-    asb_wire_buf_t b;
-    asb_wire_init_fixed(&b, msg, sizeof(msg));
-    asb_wire_put_str(&b, "type", "job");
-    struct iovec iov = {.iov_base = msg, .iov_len = b.len};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * (2 + ASB_MAX_FILES_IN + 1))];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof(cm));
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = CMSG_SPACE(sizeof(int) * nfds)};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-    ssize_t w;
-    while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-        ;
-    if (w < 0)
-        return asb_err_sys(err, errno, "hand the job to the sandbox");
     return 0;
 }
 
@@ -800,20 +842,10 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     asb_capbuf_free(&r->cap_err);
     asb_capbuf_init(&r->cap_out, job.limits.output_bytes);
     asb_capbuf_init(&r->cap_err, job.limits.output_bytes);
-    int rc = send_job(r, err);
-    if (rc < 0) {
-        /* A sandbox that died while prepared said why on the control socket: that reason
-         * first. */
-        asb_error_t why = *err;
-        backstop(r, SIGKILL);
-        event_loop(r);
-        if (r->sup_error)
-            rc = asb_err(err, -EIO, "%s", r->sup_error);
-        else
-            *err = why;
-        goto out;
-    }
-    event_loop(r);
+    int rc = build_job(r, err);
+    if (rc < 0)
+        goto out;  /* the sandbox is removed unused */
+    event_loop(r); /* sends the job once the attestation checks out */
 
     asb_cgroup_stats_t cgs;
     memset(&cgs, 0, sizeof(cgs));
@@ -834,13 +866,13 @@ out:
     return rc;
 }
 
-int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *err)
+int asb_native_prepare(const asb_plan_t *tmpl, int shared_usr, native_run_t **out, asb_error_t *err)
 {
     *out = NULL;
     native_run_t *r = malloc(sizeof(*r));
     if (!r)
         return asb_err_sys(err, ENOMEM, "sandbox");
-    int rc = prepare(r, tmpl, err);
+    int rc = prepare(r, tmpl, shared_usr, err);
     if (rc < 0) {
         free_run(r, false);
         return rc;
@@ -877,7 +909,7 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
         res->duration_s = now_s() - t0;
         return asb_err_sys(err, ENOMEM, "sandbox");
     }
-    int rc = prepare(r, plan, err);
+    int rc = prepare(r, plan, -1, err);
     if (rc < 0) {
         free_run(r, true);
         res->duration_s = now_s() - t0;

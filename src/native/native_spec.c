@@ -28,7 +28,8 @@ static const char *seccomp_name(asb_seccomp_policy_t s)
                                              : "none";
 }
 
-json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files)
+json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files,
+                        bool usr_from_host)
 {
     const asb_profile_t *p = &plan->profile;
     json_t *argv = json_array(), *env = json_array(), *files = json_array(), *binds = json_array();
@@ -46,7 +47,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b, s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -56,7 +57,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
         (json_int_t)plan->limits.fsize_bytes, "nofile", (json_int_t)plan->limits.nofile,
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
-        "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec);
+        "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
+        "usr_from_host", usr_from_host);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

@@ -6,7 +6,10 @@
 #include <jansson.h>
 
 /* The run spec for the supervisor, as JSON; native.c sends it as wire.h records (proto.h). */
-json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files);
+/* usr_from_host: the host hands the supervisor its /usr as a mount (baseline's idmapped clone, or
+ * a pool's shared read-only overlay); otherwise the supervisor builds it. */
+json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files,
+                        bool usr_from_host);
 
 /* Compare the supervisor's attestation with what the plan requires. Fills res->attestation;
  * returns true when valid, else res->attestation.mismatch says what differs. */

@@ -230,6 +230,58 @@ static void test_pool_dead_sandbox_not_used(void **state)
     asb_pool_free(pool);
 }
 
+/* The host's source of "/" (e.g. /dev/vda), from our own mount table. */
+static char *host_root_source(void)
+{
+    char *mi = rt_read_file("/proc/self/mountinfo", NULL);
+    assert_non_null(mi);
+    char *src = NULL, *save = NULL;
+    for (char *line = strtok_r(mi, "\n", &save); line && !src; line = strtok_r(NULL, "\n", &save)) {
+        char mp[256], s[256];
+        const char *dash = strstr(line, " - ");
+        if (sscanf(line, "%*s %*s %*s %*s %255s", mp) == 1 && strcmp(mp, "/") == 0 && dash &&
+            sscanf(dash + 3, "%*s %255s", s) == 1)
+            src = strdup(s);
+    }
+    free(mi);
+    return src;
+}
+
+/* Pooled hardened sandboxes share one read-only /usr overlay: it must look like the cold one
+ * from inside (an overlay, read-only, no host block device in the mount table). */
+static void test_pool_shared_usr(void **state)
+{
+    (void)state;
+    char *dev = host_root_source();
+    assert_non_null(dev);
+    asb_pool_t *pool = new_pool("hardened", 1);
+    for (int i = 0; i < 2; i++) {
+        wait_ready(pool, 1);
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(pool_code(pool,
+                                   "import os\n"
+                                   "print(open('/proc/self/mountinfo').read())\n"
+                                   "try:\n    open('/usr/x', 'w')\nexcept OSError as e:\n"
+                                   "    print('usr-write-refused', e.errno)\n",
+                                   NULL, 10, &r, &err),
+                         0);
+        if (r.status != ASB_STATUS_COMPLETED)
+            rt_dump("mountinfo", &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(r.prepared);
+        assert_true(rt_bytes_has(&r.out, " /usr ro,nosuid,nodev"));
+        assert_true(rt_bytes_has(&r.out, " - overlay "));
+        assert_true(rt_bytes_has(&r.out, "usr-write-refused 30")); /* EROFS */
+        char *tok = rt_fmt(" %s ", dev);
+        assert_false(rt_bytes_has(&r.out, tok));
+        free(tok);
+        asb_result_free(&r);
+    }
+    asb_pool_free(pool);
+    free(dev);
+}
+
 typedef struct worker {
     asb_pool_t *pool;
     int id, ok, prepared, failed;
@@ -291,6 +343,7 @@ int main(void)
         RT_TEST(test_pool_refuses_mismatch),
         RT_TEST(test_pool_dead_sandbox_not_used),
         RT_TEST(test_pool_threads),
+        RT_TEST(test_pool_shared_usr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,8 +230,7 @@ int main(int argc, char **argv)
     close(ASB_FD_SPEC);
     const char *workspace = NULL;
     int usr_tree = -1;
-    if (spec.root == ASB_ROOT_OVERLAY_RW &&
-        (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
+    if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
         return fatal(&spec, "no idmapped /usr from the host");
     int built = sup_build_root(&spec, usr_tree, &workspace, &err);
     if (usr_tree >= 0)
@@ -263,30 +262,9 @@ int main(int argc, char **argv)
     if (spec.netns && sup_loopback_up(&err) < 0)
         return fatal(&spec, err.message);
 
-    /* Prepared: everything above is the sandbox, made before anyone knew what would run in it
-     * (a pool prepares it ahead). Now the job: what to run, its stdin and files. */
-    int jfds[SUP_JOB_MAX_FDS];
-    size_t njfds = 0;
-    if (sup_recv_job(ctl, jfds, SUP_JOB_MAX_FDS, &njfds) < 0)
-        return fatal(&spec, "no job from the host");
-    sup_spec_t job;
-    int jrc = sup_spec_read(jfds[0], &job, &err);
-    close(jfds[0]);
-    if (jrc < 0 || sup_spec_take_job(&spec, &job, &err) < 0)
-        return fatal(&spec, err.message);
-    if (spec.n_files_in != njfds - 2)
-        return fatal(&spec, "job: files in and their descriptors differ");
-    for (size_t i = 0; i < spec.n_files_in; i++)
-        spec.files_in[i].fd = jfds[2 + i];
-    if (dup2(jfds[1], ASB_FD_STDIN) < 0)
-        return fatal(&spec, "job: stdin");
-    close(jfds[1]);
-    if (sup_copy_files_in(&spec, workspace, &err) < 0)
-        return fatal(&spec, err.message);
-
-    int outp[2], errp[2], attp[2], gop[2];
+    int outp[2], errp[2], attp[2], jobsk[2];
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(attp, O_CLOEXEC) < 0 ||
-        pipe2(gop, O_CLOEXEC) < 0)
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, jobsk) < 0)
         return fatal(&spec, "pipe failed");
     sigset_t mask;
     sigemptyset(&mask);
@@ -315,15 +293,15 @@ int main(int argc, char **argv)
     if (st.workload < 0)
         return fatal(&spec, "fork workload failed");
     if (st.workload == 0) {
-        close(outp[0]), close(errp[0]), close(attp[0]), close(gop[1]), close(sfd);
+        close(outp[0]), close(errp[0]), close(attp[0]), close(jobsk[0]), close(sfd);
         sup_workload_fds_t fds = {.out_w = outp[1],
                                   .err_w = errp[1],
                                   .attest_w = attp[1],
-                                  .go_r = gop[0],
+                                  .job_r = jobsk[1],
                                   .scope_probe = probe_name};
         sup_workload_main(&spec, workspace, &fds);
     }
-    close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
+    close(outp[1]), close(errp[1]), close(attp[1]), close(jobsk[1]);
 
     char att[8192] = "";
     int alen = read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
@@ -346,15 +324,56 @@ int main(int argc, char **argv)
         return fatal(&spec, "malformed attestation");
     }
     sup_send_msg(ctl, spec.nonce, "attest", &ao);
-    if (sup_wait_for(ctl, "go", ASB_SETUP_TIMEOUT_MS) != 1) {
+
+    /* Prepared: everything above is the sandbox, its workload process with every control in
+     * force and attested, made before anyone knew what would run in it (a pool prepares it
+     * ahead). The host sends the job only once it has checked the attestation: what to run,
+     * its stdin and files. */
+    int jfds[SUP_JOB_MAX_FDS];
+    size_t njfds = 0;
+    if (sup_recv_job(ctl, jfds, SUP_JOB_MAX_FDS, &njfds) < 0) {
         kill_all(&st);
         return 125; /* the host refused the attestation or went away */
     }
-    if (write(gop[1], "g", 1) != 1) {
+    sup_spec_t job;
+    int jrc = sup_spec_read(jfds[0], &job, &err);
+    if (jrc < 0 || sup_spec_take_job(&spec, &job, &err) < 0) {
+        kill_all(&st);
+        return fatal(&spec, err.message);
+    }
+    if (spec.n_files_in != njfds - 2) {
+        kill_all(&st);
+        return fatal(&spec, "job: files in and their descriptors differ");
+    }
+    for (size_t i = 0; i < spec.n_files_in; i++)
+        spec.files_in[i].fd = jfds[2 + i];
+    if (sup_copy_files_in(&spec, workspace, &err) < 0) {
+        kill_all(&st);
+        return fatal(&spec, err.message);
+    }
+    /* Release the workload: the job's spec (argv, env) and stdin travel to it as fds. */
+    char g = 'g';
+    struct iovec iov = {.iov_base = &g, .iov_len = 1};
+    union {
+        char b[CMSG_SPACE(sizeof(int) * 2)];
+        struct cmsghdr align;
+    } cm;
+    memset(&cm, 0, sizeof(cm));
+    struct msghdr gm = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&gm);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * 2);
+    memcpy(CMSG_DATA(c), jfds, sizeof(int) * 2);
+    ssize_t gw;
+    while ((gw = sendmsg(jobsk[0], &gm, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (gw != 1) {
         kill_all(&st);
         return fatal(&spec, "cannot release the workload");
     }
-    close(gop[1]);
+    close(jfds[0]), close(jfds[1]), close(jobsk[0]);
     uint64_t deadline = now_ms() + spec.timeout_ms;
 
     fcntl(outp[0], F_SETFL, O_NONBLOCK);

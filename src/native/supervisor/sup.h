@@ -21,6 +21,7 @@ typedef struct sup_spec {
     asb_root_policy_t root;
     bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, landlock_scope, no_new_privs,
         memfd_noexec;
+    bool usr_from_host; /* /usr arrives as a mount from the host ("usr_tree") */
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
     uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */
@@ -72,11 +73,11 @@ int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_err
  * mode, interfaces, root read-only, Landlock, hostname, pid namespace. */
 void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t *out);
 
-/* Workload process: apply every control, attest, wait for go, exec. Never returns. */
+/* Workload process: apply every control, attest, wait for the job, exec. Never returns. */
 typedef struct sup_workload_fds {
-    int out_w, err_w;        /* pipes to the supervisor */
-    int attest_w;            /* attestation to the supervisor (CLOEXEC) */
-    int go_r;                /* "go" byte from the supervisor (CLOEXEC) */
+    int out_w, err_w; /* pipes to the supervisor */
+    int attest_w;     /* attestation to the supervisor (CLOEXEC) */
+    int job_r; /* the job from the supervisor: "g" + [spec, stdin] (SOCK_SEQPACKET, CLOEXEC) */
     const char *scope_probe; /* abstract socket name the supervisor listens on */
 } sup_workload_fds_t;
 /* The end of a run: read what is left of the workload's exec-error pipe (len bytes already in

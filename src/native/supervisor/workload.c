@@ -1,7 +1,8 @@
 /* workload.c - the workload process: apply every control, attest what is in force, wait for the
- * host's go, exec. Runs as the supervisor's child; nothing of the untrusted program runs before
- * the exec at the very end, and the exec only happens after the host has checked the
- * attestation. */
+ * job, exec. Runs as the supervisor's child; nothing of the untrusted program runs before the exec
+ * at the very end, and the exec only happens after the host has checked the attestation (the host
+ * sends the job only then). In a prepared sandbox everything up to the attestation happens before
+ * anyone knows what will run. */
 #include "core/error.h"
 #include "core/limits.h"
 #include "native/supervisor/seccomp_install.h"
@@ -227,6 +228,29 @@ static void write_all(int fd, const char *s, size_t len)
     }
 }
 
+/* "g" and exactly two fds (the job's spec, its stdin), or -1. */
+static int recv_job(int sock, int fds[2])
+{
+    char g = 0;
+    struct iovec iov = {.iov_base = &g, .iov_len = 1};
+    union {
+        char b[CMSG_SPACE(sizeof(int) * 2)];
+        struct cmsghdr align;
+    } cm;
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+    ssize_t n;
+    while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (n != 1 || g != 'g' || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !c ||
+        c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(sizeof(int) * 2))
+        return -1;
+    memcpy(fds, CMSG_DATA(c), sizeof(int) * 2);
+    return 0;
+}
+
 __attribute__((noreturn)) static void fail(int fd, const char *prefix, const char *msg, int code)
 {
     char buf[1200];
@@ -283,7 +307,7 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (dup2(fds->out_w, 1) < 0 || dup2(fds->err_w, 2) < 0)
         fail(att, "error:", "dup2 stdout/stderr", 125);
     /* Keep only 0,1,2 and the two CLOEXEC control pipes (moved to 3 and 4). */
-    int a = fcntl(att, F_DUPFD_CLOEXEC, 3), g = fcntl(fds->go_r, F_DUPFD_CLOEXEC, 3);
+    int a = fcntl(att, F_DUPFD_CLOEXEC, 3), g = fcntl(fds->job_r, F_DUPFD_CLOEXEC, 3);
     if (a < 0 || g < 0 || dup3(a, 3, O_CLOEXEC) < 0 || dup3(g, 4, O_CLOEXEC) < 0)
         fail(att, "error:", "dup control pipes", 125);
     att = 3;
@@ -328,16 +352,22 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "error:", "attestation", 125);
     write_all(att, s, strlen(s));
     free(s);
-    /* The end of the attestation is a zero byte; then wait for the host's verdict. */
+    /* The end of the attestation is a zero byte; then wait for the job: "g" with its spec and
+     * its stdin (SCM_RIGHTS), sent by the supervisor once the host has checked the attestation
+     * and the files are in. Anything else ends us before anything runs. */
     write_all(att, "", 1);
-    char go = 0;
-    ssize_t n;
-    do {
-        n = read(4, &go, 1);
-    } while (n < 0 && errno == EINTR);
-    if (n != 1 || go != 'g')
+    int jfd[2] = {-1, -1};
+    if (recv_job(4, jfd) < 0)
         _exit(125);
     close(4);
+    sup_spec_t job;
+    if (sup_spec_read(jfd[0], &job, &err) < 0)
+        fail(att, "exec-error:", err.message, 125);
+    close(jfd[0]);
+    if (dup2(jfd[1], 0) < 0)
+        fail(att, "exec-error:", "stdin", 125);
+    close(jfd[1]);
+    spec = &job;
     int e = sup_exec_in_path(spec->argv, spec->env);
     char msg[512];
     snprintf(msg, sizeof(msg), "exec %s: %s", spec->argv[0], strerror(e));
