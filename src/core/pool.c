@@ -34,6 +34,7 @@ struct asb_pool {
     asb_native_sandbox_t *ready[POOL_MAX];
     unsigned n_ready;
     unsigned in_flight; /* runs inside asb_pool_run: the thread outlives them (see free) */
+    bool preparing;     /* the thread is building one right now */
     bool stop;
     pthread_t thread;
 };
@@ -57,6 +58,7 @@ static void *preparer(void *arg)
             pthread_cond_wait(&p->cv, &p->mu);
             continue;
         }
+        p->preparing = true;
         pthread_mutex_unlock(&p->mu);
         /* Each sandbox its own nonce and run id (cgroup name, owner tags). */
         asb_plan_t t = p->tmpl;
@@ -68,6 +70,8 @@ static void *preparer(void *arg)
         if (rc == 0)
             rc = asb_native_prepare(&t, p->shared_usr, &sb, &err);
         pthread_mutex_lock(&p->mu);
+        p->preparing = false;
+        pthread_cond_broadcast(&p->cv); /* a run may be waiting for this one */
         if (rc == 0 && !p->stop) {
             p->ready[p->n_ready++] = sb;
         } else if (rc == 0) {
@@ -214,6 +218,9 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
     if (rc == 0) {
         pthread_mutex_lock(&pool->mu);
         pool->in_flight++;
+        /* One half built already is closer than a new one: wait for it. */
+        while (pool->n_ready == 0 && pool->preparing)
+            pthread_cond_wait(&pool->cv, &pool->mu);
         /* A prepared sandbox that died while it waited (killed, OOM) never gets a job. */
         while (!sb && pool->n_ready > 0) {
             sb = pool->ready[--pool->n_ready];
