@@ -21,7 +21,8 @@ demo: bootstrap
 	@$(MAKE) --no-print-directory build
 	@bash scripts/demo.sh $(BUILD)
 
-# All tests, then the unit tests again under ASan+UBSan, then a short run of every fuzz target.
+# All tests, then the unit and runtime tests again under ASan+UBSan, then a short run of every
+# fuzz target.
 test: bootstrap
 	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j 1 --timeout 900
@@ -39,6 +40,11 @@ test-asan:
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -L unit
+	@# The runtime's host side (clone, pool, event loop, cgroups) under the sanitizers too: real
+	@# sandboxes, so root only (the tests print their own skip otherwise).
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure \
+	  -R 'integration\.test_(runtime_.*|cgroup)$$'
 
 # A real engine for the docker tests; the daemon this target started is stopped however they end.
 test-docker: bootstrap
