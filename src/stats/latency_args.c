@@ -168,14 +168,16 @@ static void set_arm(asb_latency_arm_t *a, const char *profile, uint32_t weaken)
 }
 
 /* "docker-<profile>" is the profile on the docker backend (asb_run takes that name as it is);
- * only the sandboxed profiles exist there. The arm keeps the prefix in its name and profile. */
-static const asb_profile_t *arm_profile(const char *name, char *arm, size_t arm_len)
+ * "pool-<profile>" runs it in sandboxes prepared ahead (asb_pool_run, native only). Only the
+ * sandboxed profiles exist there. The arm keeps the prefix in its name. */
+static const asb_profile_t *arm_profile(const char *name, char *arm, size_t arm_len, bool *pooled)
 {
     bool docker = strncmp(name, "docker-", 7) == 0;
-    const asb_profile_t *p = asb_profile_find(docker ? name + 7 : name);
-    if (!p || (docker && !p->sandboxed))
+    *pooled = strncmp(name, "pool-", 5) == 0;
+    const asb_profile_t *p = asb_profile_find(docker ? name + 7 : *pooled ? name + 5 : name);
+    if (!p || ((docker || *pooled) && !p->sandboxed))
         return NULL;
-    snprintf(arm, arm_len, "%s%s", docker ? "docker-" : "", p->name);
+    snprintf(arm, arm_len, "%s%s", docker ? "docker-" : *pooled ? "pool-" : "", p->name);
     return p;
 }
 
@@ -201,12 +203,16 @@ int asb_latency_build_arms(const asb_latency_opts_t *o, asb_latency_arm_t *arms,
     } else {
         for (size_t i = 0; i < o->n_profiles; i++) {
             char name[32];
-            if (!arm_profile(o->profiles[i], name, sizeof(name)))
+            bool pooled = false;
+            const asb_profile_t *p = arm_profile(o->profiles[i], name, sizeof(name), &pooled);
+            if (!p)
                 return asb_err(err, -EINVAL, "--profiles: unknown profile '%s'", o->profiles[i]);
             for (size_t j = 0; j < n; j++)
                 if (strcmp(arms[j].name, name) == 0)
                     return asb_err(err, -EINVAL, "--profiles: '%s' given twice", name);
-            set_arm(&arms[n++], name, 0);
+            set_arm(&arms[n], pooled ? p->name : name, 0);
+            snprintf(arms[n].name, sizeof(arms[n].name), "%s", name);
+            arms[n++].pooled = pooled;
         }
     }
     if (n < 2)

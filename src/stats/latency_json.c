@@ -70,12 +70,12 @@ static json_t *arms_json(const asb_latency_study_t *s)
     json_t *arms = json_array();
     for (size_t a = 0; arms && a < s->n_arms; a++) {
         const asb_latency_arm_t *arm = &s->arms[a];
-        json_t *o =
-            json_pack("{s:s, s:s, s:o, s:b, s:o, s:o, s:o}", "name", arm->name, "profile",
-                      arm->profile, "weaken", weaken_json(arm->weaken), "reference",
-                      a == s->reference, "failed", count(s->failed_per_arm[a]), "wall_ms",
-                      s->analyzed ? asb_describe_json(&s->wall[a]) : json_null(), "duration_ms",
-                      s->analyzed ? asb_describe_json(&s->duration[a]) : json_null());
+        json_t *o = json_pack(
+            "{s:s, s:s, s:o, s:b, s:b, s:o, s:o, s:o}", "name", arm->name, "profile", arm->profile,
+            "weaken", weaken_json(arm->weaken), "pooled", arm->pooled, "reference",
+            a == s->reference, "failed", count(s->failed_per_arm[a]), "wall_ms",
+            s->analyzed ? asb_describe_json(&s->wall[a]) : json_null(), "duration_ms",
+            s->analyzed ? asb_describe_json(&s->duration[a]) : json_null());
         if (!o || json_array_append_new(arms, o) < 0) {
             json_decref(arms);
             return NULL;

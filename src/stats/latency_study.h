@@ -24,6 +24,7 @@ typedef struct asb_latency_arm {
     char name[ASB_LATENCY_ARM_NAME_MAX]; /* "hardened", "hardened-no-seccomp" */
     char profile[32];
     uint32_t weaken; /* 0, or the one ASB_WEAKEN_* bit this arm switches off */
+    bool pooled;     /* "pool-<profile>": asb_pool_run on a pool of one prepared sandbox */
 } asb_latency_arm_t;
 
 /* What the user asked for; strings are borrowed from argv. */
@@ -93,9 +94,10 @@ typedef struct asb_latency_study {
     const char *argv[4]; /* interpreter, "-c", code, NULL (code borrowed) */
     asb_latency_host_t host;
     /* filled by asb_latency_study_collect */
-    asb_latency_run_t *runs; /* rounds x n_arms: runs[r * n_arms + arm] */
-    size_t *order;           /* rounds x n_arms: order[r * n_arms + position] = arm */
-    size_t rounds_done;      /* measured rounds finished */
+    asb_pool_t *pools[ASB_LATENCY_MAX_ARMS]; /* pooled arms, while collecting (real runs only) */
+    asb_latency_run_t *runs;                 /* rounds x n_arms: runs[r * n_arms + arm] */
+    size_t *order;      /* rounds x n_arms: order[r * n_arms + position] = arm */
+    size_t rounds_done; /* measured rounds finished */
     size_t runs_failed;
     size_t failed_per_arm[ASB_LATENCY_MAX_ARMS];
     /* filled by asb_latency_study_analyze */

@@ -161,6 +161,29 @@ static void test_docker_arms(void **state)
     assert_string_equal(arms[2].name, "docker-hardened");
     assert_string_equal(arms[2].profile, "docker-hardened");
     assert_int_equal(arms[2].weaken, 0);
+    assert_false(arms[2].pooled);
+}
+
+static void test_pool_arms(void **state)
+{
+    (void)state;
+    asb_latency_opts_t o;
+    asb_error_t err;
+    asb_latency_arm_t arms[ASB_LATENCY_MAX_ARMS];
+    size_t n = 0, ref = 99;
+    assert_int_equal(PARSE(&o, &err, "--profiles", "hardened,pool-hardened"), 0);
+    assert_int_equal(asb_latency_build_arms(&o, arms, &n, &ref, &err), 0);
+    assert_int_equal(n, 2);
+    /* The pooled arm keeps its prefix in its name, runs the plain profile, in a pool. */
+    assert_false(arms[0].pooled);
+    assert_string_equal(arms[1].name, "pool-hardened");
+    assert_string_equal(arms[1].profile, "hardened");
+    assert_true(arms[1].pooled);
+    /* Only sandboxed profiles are prepared ahead. */
+    assert_int_equal(PARSE(&o, &err, "--profiles", "hardened,pool-subprocess"), 0);
+    expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "pool-subprocess");
+    assert_int_equal(PARSE(&o, &err, "--profiles", "pool-hardened,pool-hardened"), 0);
+    expect_refused(asb_latency_build_arms(&o, arms, &n, &ref, &err), &err, "twice");
 }
 
 static void test_ablation_arms(void **state)
@@ -216,7 +239,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),    cmocka_unit_test(test_every_option),
         cmocka_unit_test(test_refusals),    cmocka_unit_test(test_ablation_arms),
-        cmocka_unit_test(test_docker_arms),
+        cmocka_unit_test(test_docker_arms), cmocka_unit_test(test_pool_arms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
