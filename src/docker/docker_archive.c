@@ -8,8 +8,7 @@
 #include "core/result.h"
 #include "docker/docker.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "docker/docker_dl.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,7 @@ static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_
     return (la_ssize_t)n;
 }
 
-static int write_fd_content(struct archive *a, int fd, size_t len)
+static int write_fd_content(const asb_dl_t *dl, struct archive *a, int fd, size_t len)
 {
     unsigned char buf[65536];
     size_t done = 0;
@@ -50,7 +49,7 @@ static int write_fd_content(struct archive *a, int fd, size_t len)
             continue;
         if (r <= 0)
             return -EIO; /* the file shrank: never send a silently short copy */
-        if (archive_write_data(a, buf, (size_t)r) != r)
+        if (dl->archive_write_data(a, buf, (size_t)r) != r)
             return -EIO;
         done += (size_t)r;
     }
@@ -61,17 +60,21 @@ int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_i
                          size_t n_files, unsigned char **tar, size_t *tar_len, asb_error_t *err)
 {
     membuf_t m = {0};
-    struct archive *a = archive_write_new();
-    struct archive_entry *e = archive_entry_new();
-    int rc = 0;
+    asb_dl_t L;
+    const asb_dl_t *dl = &L;
+    int rc = asb_dl_open(&L, err);
+    if (rc < 0)
+        return rc;
+    struct archive *a = dl->archive_write_new();
+    struct archive_entry *e = dl->archive_entry_new();
     if (!a || !e) {
         rc = asb_err_sys(err, ENOMEM, "tar");
         goto out;
     }
-    archive_write_set_format_pax_restricted(a);
-    archive_write_set_bytes_in_last_block(a, 1);
-    if (archive_write_open(a, &m, NULL, mem_write, NULL) != ARCHIVE_OK) {
-        rc = asb_err(err, -EIO, "tar: %s", archive_error_string(a));
+    dl->archive_write_set_format_pax_restricted(a);
+    dl->archive_write_set_bytes_in_last_block(a, 1);
+    if (dl->archive_write_open(a, &m, NULL, mem_write, NULL) != ARCHIVE_OK) {
+        rc = asb_err(err, -EIO, "tar: %s", dl->archive_error_string(a));
         goto out;
     }
     for (size_t i = 0; i < n_dirs; i++) {
@@ -79,46 +82,47 @@ int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_i
         size_t l = strlen(dirs[i]);
         bool sticky = l && dirs[i][l - 1] == '!';
         snprintf(name, sizeof(name), "%.*s", (int)(sticky ? l - 1 : l), dirs[i]);
-        archive_entry_clear(e);
-        archive_entry_set_pathname(e, name);
-        archive_entry_set_filetype(e, AE_IFDIR);
-        archive_entry_set_perm(e, sticky ? 01777 : 0755);
-        if (archive_write_header(a, e) != ARCHIVE_OK) {
-            rc = asb_err(err, -EIO, "tar %s: %s", name, archive_error_string(a));
+        dl->archive_entry_clear(e);
+        dl->archive_entry_set_pathname(e, name);
+        dl->archive_entry_set_filetype(e, AE_IFDIR);
+        dl->archive_entry_set_perm(e, sticky ? 01777 : 0755);
+        if (dl->archive_write_header(a, e) != ARCHIVE_OK) {
+            rc = asb_err(err, -EIO, "tar %s: %s", name, dl->archive_error_string(a));
             goto out;
         }
     }
     for (size_t i = 0; i < n_files; i++) {
-        archive_entry_clear(e);
-        archive_entry_set_pathname(e, files[i].name);
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_perm(e, 0444);
-        archive_entry_set_size(e, (la_int64_t)files[i].len);
-        if (archive_write_header(a, e) != ARCHIVE_OK) {
-            rc = asb_err(err, -EIO, "tar %s: %s", files[i].name, archive_error_string(a));
+        dl->archive_entry_clear(e);
+        dl->archive_entry_set_pathname(e, files[i].name);
+        dl->archive_entry_set_filetype(e, AE_IFREG);
+        dl->archive_entry_set_perm(e, 0444);
+        dl->archive_entry_set_size(e, (la_int64_t)files[i].len);
+        if (dl->archive_write_header(a, e) != ARCHIVE_OK) {
+            rc = asb_err(err, -EIO, "tar %s: %s", files[i].name, dl->archive_error_string(a));
             goto out;
         }
         if (files[i].fd >= 0) {
-            if (write_fd_content(a, files[i].fd, files[i].len) < 0) {
+            if (write_fd_content(dl, a, files[i].fd, files[i].len) < 0) {
                 rc = asb_err(err, -EIO, "tar %s: reading the file failed or it changed size",
                              files[i].name);
                 goto out;
             }
-        } else if (files[i].len &&
-                   archive_write_data(a, files[i].data, files[i].len) != (la_ssize_t)files[i].len) {
-            rc = asb_err(err, -EIO, "tar %s: %s", files[i].name, archive_error_string(a));
+        } else if (files[i].len && dl->archive_write_data(a, files[i].data, files[i].len) !=
+                                       (la_ssize_t)files[i].len) {
+            rc = asb_err(err, -EIO, "tar %s: %s", files[i].name, dl->archive_error_string(a));
             goto out;
         }
     }
-    if (archive_write_close(a) != ARCHIVE_OK) {
-        rc = asb_err(err, -EIO, "tar: %s", archive_error_string(a));
+    if (dl->archive_write_close(a) != ARCHIVE_OK) {
+        rc = asb_err(err, -EIO, "tar: %s", dl->archive_error_string(a));
         goto out;
     }
 out:
     if (e)
-        archive_entry_free(e);
+        dl->archive_entry_free(e);
     if (a)
-        archive_write_free(a);
+        dl->archive_write_free(a);
+    asb_dl_close(&L);
     if (rc < 0) {
         free(m.data);
         return rc;
@@ -152,29 +156,33 @@ int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *pre
                            char *const *names, size_t n_names, uint64_t cap, asb_result_t *res,
                            asb_error_t *err)
 {
+    asb_dl_t L;
+    const asb_dl_t *dl = &L;
+    int rc = asb_dl_open(&L, err);
+    if (rc < 0)
+        return rc;
     bool *done = calloc(n_names + 1, sizeof(bool));
-    struct archive *a = archive_read_new();
-    int rc = 0;
+    struct archive *a = dl->archive_read_new();
     if (!done || !a) {
         rc = asb_err_sys(err, ENOMEM, "tar");
         goto out;
     }
-    archive_read_support_format_tar(a);
-    if (archive_read_open_memory(a, tar, len) != ARCHIVE_OK) {
-        rc = asb_err(err, -EPROTO, "file-out tar: %s", archive_error_string(a));
+    dl->archive_read_support_format_tar(a);
+    if (dl->archive_read_open_memory(a, tar, len) != ARCHIVE_OK) {
+        rc = asb_err(err, -EPROTO, "file-out tar: %s", dl->archive_error_string(a));
         goto out;
     }
     size_t plen = strlen(prefix);
     struct archive_entry *e;
     for (;;) {
-        int r = archive_read_next_header(a, &e);
+        int r = dl->archive_read_next_header(a, &e);
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-            rc = asb_err(err, -EPROTO, "file-out tar: %s", archive_error_string(a));
+            rc = asb_err(err, -EPROTO, "file-out tar: %s", dl->archive_error_string(a));
             goto out;
         }
-        const char *path = archive_entry_pathname(e);
+        const char *path = dl->archive_entry_pathname(e);
         if (!path)
             continue;
         /* "<prefix>" or "<prefix>/" is the directory itself. */
@@ -190,8 +198,8 @@ int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *pre
         if (idx == n_names)
             continue; /* not requested (or a nested path): never taken */
         done[idx] = true;
-        const char *hardlink = archive_entry_hardlink(e);
-        mode_t t = archive_entry_filetype(e);
+        const char *hardlink = dl->archive_entry_hardlink(e);
+        mode_t t = dl->archive_entry_filetype(e);
         if (hardlink) {
             asb_result_add_refused(res, name, "hard link refused");
             continue;
@@ -200,11 +208,11 @@ int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *pre
             asb_result_add_refused(res, name, type_name(t));
             continue;
         }
-        if (archive_entry_nlink(e) > 1) {
+        if (dl->archive_entry_nlink(e) > 1) {
             asb_result_add_refused(res, name, "hard link refused");
             continue;
         }
-        la_int64_t size = archive_entry_size(e);
+        la_int64_t size = dl->archive_entry_size(e);
         if (size < 0 || (uint64_t)size > cap) {
             char why[96];
             snprintf(why, sizeof(why), "larger than %llu bytes", (unsigned long long)cap);
@@ -216,7 +224,7 @@ int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *pre
             rc = asb_err_sys(err, ENOMEM, "file-out %s", name);
             goto out;
         }
-        la_ssize_t got = archive_read_data(a, data, (size_t)size);
+        la_ssize_t got = dl->archive_read_data(a, data, (size_t)size);
         if (got != size) {
             free(data);
             asb_result_add_refused(res, name, "truncated in the engine's archive");
@@ -229,7 +237,8 @@ int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *pre
             asb_result_add_refused(res, names[i], "no such file");
 out:
     if (a)
-        archive_read_free(a);
+        dl->archive_read_free(a);
     free(done);
+    asb_dl_close(&L);
     return rc;
 }

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "docker/docker.h"
 
-#include <curl/curl.h>
+#include "docker/docker_dl.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -15,11 +15,13 @@
 #include <string.h>
 
 struct asb_docker_engine {
+    asb_dl_t dl;
     CURL *curl;
     char socket[108];
 };
 
 struct asb_docker_attach {
+    asb_dl_t dl;
     CURL *curl;
     curl_socket_t fd;
     unsigned char *pending; /* stream bytes that arrived with the response head */
@@ -72,15 +74,15 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
-static CURL *new_handle(const char *socket)
+static CURL *new_handle(const asb_dl_t *dl, const char *socket)
 {
-    CURL *c = curl_easy_init();
+    CURL *c = dl->curl_easy_init();
     if (!c)
         return NULL;
-    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    dl->curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket);
+    dl->curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    dl->curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+    dl->curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     return c;
 }
 
@@ -88,6 +90,7 @@ int asb_docker_http(asb_docker_engine_t *eng, const char *method, const char *pa
                     const char *ctype, const void *body, size_t body_len, long timeout_ms,
                     long *status, char **resp, size_t *resp_len, asb_error_t *err)
 {
+    const asb_dl_t *dl = &eng->dl;
     CURL *c = eng->curl;
     char url[2048];
     snprintf(url, sizeof(url), "http://docker%s%s", ASB_DOCKER_API, path);
@@ -95,35 +98,35 @@ int asb_docker_http(asb_docker_engine_t *eng, const char *method, const char *pa
     struct curl_slist *hdr = NULL;
     char ct[128];
     snprintf(ct, sizeof(ct), "Content-Type: %s", ctype ? ctype : "application/json");
-    hdr = curl_slist_append(hdr, ct);
-    hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for big bodies */
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, eng->socket);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+    hdr = dl->curl_slist_append(hdr, ct);
+    hdr = dl->curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for big bodies */
+    dl->curl_easy_reset(c);
+    dl->curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, eng->socket);
+    dl->curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    dl->curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+    dl->curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    dl->curl_easy_setopt(c, CURLOPT_URL, url);
+    dl->curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    dl->curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+    dl->curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    dl->curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    dl->curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
     if (body || strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? body_len : 0));
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+        dl->curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
+        dl->curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? body_len : 0));
+        dl->curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     } else if (strcmp(method, "HEAD") == 0) {
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+        dl->curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     }
-    CURLcode rc = curl_easy_perform(c);
-    curl_slist_free_all(hdr);
+    CURLcode rc = dl->curl_easy_perform(c);
+    dl->curl_slist_free_all(hdr);
     if (rc != CURLE_OK || b.oom) {
         free(b.data);
         int code = rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : b.oom ? -ENOMEM : -ECONNREFUSED;
         return asb_err(err, code, "docker engine at %s: %s %s: %s", eng->socket, method, path,
-                       b.oom ? "out of memory" : curl_easy_strerror(rc));
+                       b.oom ? "out of memory" : dl->curl_easy_strerror(rc));
     }
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    dl->curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     if (!b.data && !(b.data = calloc(1, 1)))
         return asb_err_sys(err, ENOMEM, "docker response");
     *resp = b.data;
@@ -174,11 +177,14 @@ int asb_docker_engine_open(asb_docker_engine_t **out, asb_error_t *err)
     if (!e)
         return asb_err_sys(err, ENOMEM, "docker engine");
     int rc = asb_docker_socket_path(e->socket, sizeof(e->socket), err);
+    if (rc == 0)
+        rc = asb_dl_open(&e->dl, err);
     if (rc < 0) {
         free(e);
         return rc;
     }
-    if (!(e->curl = new_handle(e->socket))) {
+    if (!(e->curl = new_handle(&e->dl, e->socket))) {
+        asb_dl_close(&e->dl);
         free(e);
         return asb_err(err, -ENOMEM, "curl init");
     }
@@ -206,7 +212,8 @@ void asb_docker_engine_close(asb_docker_engine_t *eng)
     if (!eng)
         return;
     if (eng->curl)
-        curl_easy_cleanup(eng->curl);
+        eng->dl.curl_easy_cleanup(eng->curl);
+    asb_dl_close(&eng->dl);
     free(eng);
 }
 
@@ -232,7 +239,7 @@ int asb_docker_attach_write(asb_docker_attach_t *att, const void *buf, size_t le
     const char *p = buf;
     while (len) {
         size_t n = 0;
-        CURLcode rc = curl_easy_send(att->curl, p, len, &n);
+        CURLcode rc = att->dl.curl_easy_send(att->curl, p, len, &n);
         if (rc == CURLE_AGAIN) {
             if (wait_fd(att->fd, POLLOUT, 5000) <= 0)
                 return -ETIMEDOUT;
@@ -254,18 +261,26 @@ int asb_docker_attach_open(asb_docker_engine_t *eng, const char *id, asb_docker_
     if (!a)
         return asb_err_sys(err, ENOMEM, "attach");
     a->fd = CURL_SOCKET_BAD;
-    if (!(a->curl = new_handle(eng->socket))) {
+    int orc = asb_dl_open(&a->dl, err);
+    if (orc < 0) {
+        free(a);
+        return orc;
+    }
+    const asb_dl_t *dl = &a->dl;
+    if (!(a->curl = new_handle(dl, eng->socket))) {
+        asb_dl_close(&a->dl);
         free(a);
         return asb_err(err, -ENOMEM, "curl init");
     }
-    curl_easy_setopt(a->curl, CURLOPT_URL, "http://docker/");
-    curl_easy_setopt(a->curl, CURLOPT_CONNECT_ONLY, 1L);
-    CURLcode rc = curl_easy_perform(a->curl);
-    if (rc != CURLE_OK || curl_easy_getinfo(a->curl, CURLINFO_ACTIVESOCKET, &a->fd) != CURLE_OK ||
+    dl->curl_easy_setopt(a->curl, CURLOPT_URL, "http://docker/");
+    dl->curl_easy_setopt(a->curl, CURLOPT_CONNECT_ONLY, 1L);
+    CURLcode rc = dl->curl_easy_perform(a->curl);
+    if (rc != CURLE_OK ||
+        dl->curl_easy_getinfo(a->curl, CURLINFO_ACTIVESOCKET, &a->fd) != CURLE_OK ||
         a->fd == CURL_SOCKET_BAD) {
         asb_docker_attach_close(a);
         return asb_err(err, -ECONNREFUSED, "docker attach: connect %s: %s", eng->socket,
-                       curl_easy_strerror(rc));
+                       dl->curl_easy_strerror(rc));
     }
     char req[512];
     int n = snprintf(req, sizeof(req),
@@ -287,7 +302,7 @@ int asb_docker_attach_open(asb_docker_engine_t *eng, const char *id, asb_docker_
             return asb_err(err, -EPROTO, "docker attach: response head too long");
         }
         size_t got = 0;
-        rc = curl_easy_recv(a->curl, head + len, sizeof(head) - 1 - len, &got);
+        rc = dl->curl_easy_recv(a->curl, head + len, sizeof(head) - 1 - len, &got);
         if (rc == CURLE_AGAIN) {
             if (wait_fd(a->fd, POLLIN, ASB_DOCKER_HTTP_TIMEOUT_MS) <= 0) {
                 asb_docker_attach_close(a);
@@ -340,7 +355,7 @@ long asb_docker_attach_read(asb_docker_attach_t *att, void *buf, size_t len)
         return (long)n;
     }
     size_t got = 0;
-    CURLcode rc = curl_easy_recv(att->curl, buf, len, &got);
+    CURLcode rc = att->dl.curl_easy_recv(att->curl, buf, len, &got);
     if (rc == CURLE_AGAIN)
         return -EAGAIN;
     if (rc != CURLE_OK)
@@ -353,7 +368,8 @@ void asb_docker_attach_close(asb_docker_attach_t *att)
     if (!att)
         return;
     if (att->curl)
-        curl_easy_cleanup(att->curl);
+        att->dl.curl_easy_cleanup(att->curl);
+    asb_dl_close(&att->dl);
     free(att->pending);
     free(att);
 }

@@ -9,8 +9,7 @@
 #include "core/limits.h"
 #include "docker/docker.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "docker/docker_dl.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +28,7 @@ typedef struct membuf {
 } membuf_t;
 
 typedef struct image_build {
+    asb_dl_t dl;
     struct archive *a;
     struct archive_entry *e;
     membuf_t tar;
@@ -61,25 +61,27 @@ static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_
 
 static int add_dir(image_build_t *b, const char *path, mode_t perm)
 {
-    archive_entry_clear(b->e);
-    archive_entry_set_pathname(b->e, path + 1); /* relative: "usr/bin" */
-    archive_entry_set_filetype(b->e, AE_IFDIR);
-    archive_entry_set_perm(b->e, perm);
-    if (archive_write_header(b->a, b->e) != ARCHIVE_OK)
-        return asb_err(b->err, -EIO, "image tar %s: %s", path, archive_error_string(b->a));
+    const asb_dl_t *dl = &b->dl;
+    dl->archive_entry_clear(b->e);
+    dl->archive_entry_set_pathname(b->e, path + 1); /* relative: "usr/bin" */
+    dl->archive_entry_set_filetype(b->e, AE_IFDIR);
+    dl->archive_entry_set_perm(b->e, perm);
+    if (dl->archive_write_header(b->a, b->e) != ARCHIVE_OK)
+        return asb_err(b->err, -EIO, "image tar %s: %s", path, dl->archive_error_string(b->a));
     return 0;
 }
 
 static int add_data(image_build_t *b, const char *path, const void *data, size_t len, mode_t perm)
 {
-    archive_entry_clear(b->e);
-    archive_entry_set_pathname(b->e, path + 1);
-    archive_entry_set_filetype(b->e, AE_IFREG);
-    archive_entry_set_perm(b->e, perm);
-    archive_entry_set_size(b->e, (la_int64_t)len);
-    if (archive_write_header(b->a, b->e) != ARCHIVE_OK ||
-        (len && archive_write_data(b->a, data, len) != (la_ssize_t)len))
-        return asb_err(b->err, -EIO, "image tar %s: %s", path, archive_error_string(b->a));
+    const asb_dl_t *dl = &b->dl;
+    dl->archive_entry_clear(b->e);
+    dl->archive_entry_set_pathname(b->e, path + 1);
+    dl->archive_entry_set_filetype(b->e, AE_IFREG);
+    dl->archive_entry_set_perm(b->e, perm);
+    dl->archive_entry_set_size(b->e, (la_int64_t)len);
+    if (dl->archive_write_header(b->a, b->e) != ARCHIVE_OK ||
+        (len && dl->archive_write_data(b->a, data, len) != (la_ssize_t)len))
+        return asb_err(b->err, -EIO, "image tar %s: %s", path, dl->archive_error_string(b->a));
     b->n_files++;
     b->bytes += len;
     return 0;
@@ -313,17 +315,18 @@ int asb_docker_image_build(const char *image, char **report, asb_error_t *err)
     size_t n_elfs = 0, n_libs = 0;
     char stdlib[1024];
     int rc;
-    if ((rc = python_stdlib(stdlib, sizeof(stdlib), err)) < 0)
+    const asb_dl_t *dl = &b.dl;
+    if ((rc = python_stdlib(stdlib, sizeof(stdlib), err)) < 0 || (rc = asb_dl_open(&b.dl, err)) < 0)
         goto out;
-    b.a = archive_write_new();
-    b.e = archive_entry_new();
+    b.a = dl->archive_write_new();
+    b.e = dl->archive_entry_new();
     if (!b.a || !b.e) {
         rc = asb_err_sys(err, ENOMEM, "image");
         goto out;
     }
-    archive_write_set_format_pax_restricted(b.a);
-    if (archive_write_open(b.a, &b.tar, NULL, mem_write, NULL) != ARCHIVE_OK) {
-        rc = asb_err(err, -EIO, "image tar: %s", archive_error_string(b.a));
+    dl->archive_write_set_format_pax_restricted(b.a);
+    if (dl->archive_write_open(b.a, &b.tar, NULL, mem_write, NULL) != ARCHIVE_OK) {
+        rc = asb_err(err, -EIO, "image tar: %s", dl->archive_error_string(b.a));
         goto out;
     }
     static const struct {
@@ -353,8 +356,8 @@ int asb_docker_image_build(const char *image, char **report, asb_error_t *err)
             rc = collect_libs(&b, elfs[i], libs, &n_libs);
     for (size_t i = 0; i < n_libs && rc == 0; i++)
         rc = add_host_file(&b, libs[i], libs[i]);
-    if (rc == 0 && archive_write_close(b.a) != ARCHIVE_OK)
-        rc = asb_err(err, -EIO, "image tar: %s", archive_error_string(b.a));
+    if (rc == 0 && dl->archive_write_close(b.a) != ARCHIVE_OK)
+        rc = asb_err(err, -EIO, "image tar: %s", dl->archive_error_string(b.a));
     if (rc == 0)
         rc = import_image(image, &b.tar, err);
     if (rc == 0 &&
@@ -363,9 +366,9 @@ int asb_docker_image_build(const char *image, char **report, asb_error_t *err)
         *report = NULL;
 out:
     if (b.e)
-        archive_entry_free(b.e);
+        dl->archive_entry_free(b.e);
     if (b.a)
-        archive_write_free(b.a);
+        dl->archive_write_free(b.a);
     free(b.tar.data);
     for (size_t i = 0; i < b.n_dirs_seen; i++)
         free(b.dirs_seen[i]);
@@ -373,5 +376,6 @@ out:
         free(elfs[i]);
     for (size_t i = 0; i < n_libs; i++)
         free(libs[i]);
+    asb_dl_close(&b.dl);
     return rc;
 }
