@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -110,6 +111,10 @@ child_main(const asb_child_args_t *a)
      * namespace capabilities. */
     if (SYS3(SYS_setresgid, 0, 0, 0) < 0 || SYS3(SYS_setresuid, 0, 0, 0) < 0)
         child_exit(125);
+    /* Changing ids resets the dumpable flag of our memory to fs.suid_dumpable, and until the exec
+     * that memory is the caller's: the caller would lose its core dumps and its /proc files would
+     * become root's. Put back what the caller had (red-team finding). */
+    SYS3(SYS_prctl, PR_SET_DUMPABLE, a->dumpable, 0);
     int n = a->n_fds, high = n + 8, tmp[ASB_CHILD_FDS];
     for (int i = 0; i < n; i++) {
         long fd = SYS3(SYS_fcntl, a->fds[i], F_DUPFD_CLOEXEC, high);
@@ -122,7 +127,8 @@ child_main(const asb_child_args_t *a)
     for (int i = 0; i < n; i++)
         if (SYS3(SYS_dup3, tmp[i], i, i == n - 1 ? O_CLOEXEC : 0) < 0)
             child_exit(125);
-    SYS3(SYS_close_range, n, ~0U, 0);
+    if (SYS3(SYS_close_range, n, ~0U, 0) < 0)
+        child_exit(125); /* never exec the supervisor holding the caller's other fds */
     char *const argv[] = {"asb-supervisor", NULL};
     char *const envp[] = {NULL};
     child_sys(SYS_execveat, n - 1, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH);

@@ -27,6 +27,7 @@ typedef struct asb_child_args {
     char join_err[256]; /* a ready wire.h message: the child may only send bytes */
     size_t join_err_len;
     bool memfd_noexec;
+    int dumpable; /* the caller's PR_GET_DUMPABLE, restored on the memory we share (see child.c) */
     /* Become fds 0..n-1 of the supervisor, the last one being the supervisor binary (exec'd
      * from it with AT_EMPTY_PATH and closed by the exec). */
     int fds[ASB_CHILD_FDS];

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -329,6 +330,8 @@ static int spawn(native_run_t *r, asb_error_t *err)
     asb_wire_put_str(&b, "message", "cannot join the run's cgroup");
     a->join_err_len = asb_wire_ok(&b) ? b.len : 0;
     a->memfd_noexec = p->memfd_noexec;
+    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    a->dumpable = dumpable >= 0 ? dumpable : 1;
     /* stdin is a placeholder until the job brings the real one (proto.h). */
     a->fds[0] = r->stdin_fd, a->fds[1] = r->out[1], a->fds[2] = r->err[1], a->fds[3] = r->ctl[1];
     a->fds[4] = r->spec_fd, a->fds[5] = r->sup_fd;
@@ -345,11 +348,12 @@ static int spawn(native_run_t *r, asb_error_t *err)
     /* The caller's signal handlers must not run in the child before it execs (they would run on
      * a copy of the caller's state): block everything across clone3, as posix_spawn does. The
      * supervisor resets its mask and every disposition first thing. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* The raw syscall: glibc's wrappers leave its two internal signals (cancellation, setxid)
+     * unblocked, and their handlers would run on the caller's thread state in the child. */
+    uint64_t all = ~(uint64_t)0, old = 0;
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all));
     long pid = asb_child_spawn(&ca, &r->child_args, &r->child);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
     if (pid < 0)
         return asb_err_sys(err, (int)-pid, "clone3 into new namespaces");
     r->pid = (pid_t)pid;

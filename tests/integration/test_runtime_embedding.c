@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +114,28 @@ static void test_subprocess_detached_writer_does_not_hang(void **state)
     sleep(7); /* let the detached writer finish before the next test */
 }
 
+/* The run's first process shares the caller's memory until it execs: nothing it does to that
+ * memory's state may stay with the caller (changing ids resets the dumpable flag, which would cost
+ * the caller its core dumps and give its /proc files to root). */
+static void test_caller_stays_dumpable(void **state)
+{
+    (void)state;
+    for (int want = 1; want >= 0; want--) {
+        assert_int_equal(prctl(PR_SET_DUMPABLE, want, 0, 0, 0), 0);
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        const char *argv[] = {"/bin/true", NULL};
+        cfg.argv = argv;
+        asb_result_t r;
+        asb_error_t err;
+        assert_int_equal(asb_run(&cfg, &r, &err), 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        asb_result_free(&r);
+        assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), want);
+    }
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -122,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_caller_ignores_or_reaps_sigchld),
         cmocka_unit_test(test_subprocess_detached_writer_does_not_hang),
+        cmocka_unit_test(test_caller_stays_dumpable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
