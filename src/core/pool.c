@@ -27,7 +27,6 @@
 
 struct asb_pool {
     asb_plan_t tmpl;
-    int shared_usr; /* one read-only /usr overlay for all its hardened sandboxes, or -1 */
     unsigned size;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -68,7 +67,7 @@ static void *preparer(void *arg)
         if (rc == 0)
             rc = asb_random_hex(t.nonce, 16, &err);
         if (rc == 0)
-            rc = asb_native_prepare(&t, p->shared_usr, &sb, &err);
+            rc = asb_native_prepare(&t, &sb, &err);
         pthread_mutex_lock(&p->mu);
         p->preparing = false;
         pthread_cond_broadcast(&p->cv); /* a run may be waiting for this one */
@@ -131,13 +130,6 @@ int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_
         return rc;
     }
     p->size = size;
-    /* Best effort: without it (an older kernel) each sandbox builds its own overlay, as cold
-     * runs do; same controls, colder caches. */
-    asb_error_t uerr;
-    p->shared_usr =
-        p->tmpl.profile.root == ASB_ROOT_ALLOWLIST_RO ? asb_native_shared_usr(&uerr) : -1;
-    if (p->shared_usr < 0)
-        p->shared_usr = -1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -152,8 +144,6 @@ int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_
     if (rc != 0) {
         pthread_cond_destroy(&p->cv);
         pthread_mutex_destroy(&p->mu);
-        if (p->shared_usr >= 0)
-            close(p->shared_usr);
         asb_plan_free(&p->tmpl);
         free(p);
         return asb_err_sys(err, rc, "pool: start its thread");
@@ -235,7 +225,7 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
         pthread_mutex_unlock(&pool->mu);
         res->prepared = sb != NULL;
         if (!sb)
-            rc = asb_native_prepare(&plan, pool->shared_usr, &sb, err);
+            rc = asb_native_prepare(&plan, &sb, err);
         if (rc == 0)
             rc = asb_native_run_prepared(sb, &plan, res, err);
         pthread_mutex_lock(&pool->mu);
@@ -279,8 +269,6 @@ void asb_pool_free(asb_pool_t *pool)
         asb_native_discard(pool->ready[i]);
     pthread_cond_destroy(&pool->cv);
     pthread_mutex_destroy(&pool->mu);
-    if (pool->shared_usr >= 0)
-        close(pool->shared_usr);
     asb_plan_free(&pool->tmpl);
     free(pool);
 }

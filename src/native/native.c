@@ -54,7 +54,6 @@ typedef asb_native_sandbox_t native_run_t;
 struct native_run {
     const asb_plan_t *plan;     /* the template while preparing, the job's plan while it runs */
     char nonce[33], run_id[17]; /* the sandbox's own, from the plan it was prepared for */
-    int shared_usr;             /* borrowed: a pool's read-only /usr overlay, or -1 */
     asb_result_t *res;
     asb_cgroup_host_t cghost;
     asb_cgroup_t cg;
@@ -256,18 +255,6 @@ static int send_tree(native_run_t *r, int tree, asb_error_t *err)
     return 0;
 }
 
-/* hardened in a pool: a new mount of the pool's shared read-only overlay (shared_usr.c). */
-static int send_shared_usr(native_run_t *r, asb_error_t *err)
-{
-    int tree = (int)syscall(SYS_open_tree, r->shared_usr, "",
-                            OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-    if (tree < 0)
-        return asb_err_sys(err, errno, "clone the shared /usr");
-    int rc = send_tree(r, tree, err);
-    close(tree);
-    return rc;
-}
-
 static int send_usr_tree(native_run_t *r, asb_error_t *err)
 {
     char path[64];
@@ -299,7 +286,7 @@ static int send_usr_tree(native_run_t *r, asb_error_t *err)
 
 static bool usr_from_host(const native_run_t *r)
 {
-    return r->plan->profile.root == ASB_ROOT_OVERLAY_RW || r->shared_usr >= 0;
+    return r->plan->profile.root == ASB_ROOT_OVERLAY_RW;
 }
 
 static int spawn(native_run_t *r, asb_error_t *err)
@@ -369,9 +356,6 @@ static int spawn(native_run_t *r, asb_error_t *err)
         (rc = write_id_map(r->pid, "gid_map", err)) < 0)
         return rc;
     if (r->plan->profile.root == ASB_ROOT_OVERLAY_RW && (rc = send_usr_tree(r, err)) < 0)
-        return rc;
-    if (r->plan->profile.root == ASB_ROOT_ALLOWLIST_RO && r->shared_usr >= 0 &&
-        (rc = send_shared_usr(r, err)) < 0)
         return rc;
     if (send(r->sync[1], "x", 1, MSG_NOSIGNAL) != 1)
         return asb_err_sys(err, errno, "release supervisor");
@@ -754,11 +738,10 @@ static void run_cleanup(native_run_t *r)
 
 /* Everything of a sandbox that does not depend on what runs in it: cgroup, namespaces, the
  * supervisor with its root built, waiting for its job. */
-static int prepare(native_run_t *r, const asb_plan_t *tmpl, int shared_usr, asb_error_t *err)
+static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
 {
     memset(r, 0, sizeof(*r));
     r->plan = tmpl;
-    r->shared_usr = tmpl->profile.root == ASB_ROOT_ALLOWLIST_RO ? shared_usr : -1;
     snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
     snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
     r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = -1;
@@ -870,13 +853,13 @@ out:
     return rc;
 }
 
-int asb_native_prepare(const asb_plan_t *tmpl, int shared_usr, native_run_t **out, asb_error_t *err)
+int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *err)
 {
     *out = NULL;
     native_run_t *r = malloc(sizeof(*r));
     if (!r)
         return asb_err_sys(err, ENOMEM, "sandbox");
-    int rc = prepare(r, tmpl, shared_usr, err);
+    int rc = prepare(r, tmpl, err);
     if (rc < 0) {
         free_run(r, false);
         return rc;
@@ -913,7 +896,7 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
         res->duration_s = now_s() - t0;
         return asb_err_sys(err, ENOMEM, "sandbox");
     }
-    int rc = prepare(r, plan, -1, err);
+    int rc = prepare(r, plan, err);
     if (rc < 0) {
         free_run(r, true);
         res->duration_s = now_s() - t0;

@@ -11,15 +11,10 @@
 
 typedef struct native_run asb_native_sandbox_t;
 
-/* Prepare a sandbox for tmpl's profile and limits, under tmpl's nonce and run id. shared_usr:
- * a read-only /usr overlay from asb_native_shared_usr() for hardened sandboxes, or -1 (each
- * sandbox builds its own). */
-int asb_native_prepare(const asb_plan_t *tmpl, int shared_usr, asb_native_sandbox_t **out,
-                       asb_error_t *err);
-/* One read-only overlay of the host's /usr for many sandboxes (a detached mount, freed with the
- * last fd and the last sandbox using it). Needs overlayfs layers given as fds (Linux 6.13+);
- * returns the fd or a negative code (then every sandbox builds its own). */
-int asb_native_shared_usr(asb_error_t *err);
+/* Prepare a sandbox for tmpl's profile and limits, under tmpl's nonce and run id. Nothing of it is
+ * shared with any other sandbox (not even a /usr overlay: inotify watches and flock on shared
+ * inodes would let two sandboxes observe and signal each other). */
+int asb_native_prepare(const asb_plan_t *tmpl, asb_native_sandbox_t **out, asb_error_t *err);
 /* Run plan in sb and free sb, whatever happens. The caller checked that plan is compatible with
  * the template sb was prepared from (core/pool.c). res->duration_s counts from this call. */
 int asb_native_run_prepared(asb_native_sandbox_t *sb, const asb_plan_t *plan, asb_result_t *res,

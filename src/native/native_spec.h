@@ -6,8 +6,8 @@
 #include <jansson.h>
 
 /* The run spec for the supervisor, as JSON; native.c sends it as wire.h records (proto.h). */
-/* usr_from_host: the host hands the supervisor its /usr as a mount (baseline's idmapped clone, or
- * a pool's shared read-only overlay); otherwise the supervisor builds it. */
+/* usr_from_host: the host hands the supervisor the lower layer of its /usr as a mount (baseline's
+ * idmapped clone); otherwise the supervisor builds /usr itself. */
 json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files,
                         bool usr_from_host);
 

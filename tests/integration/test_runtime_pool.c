@@ -247,37 +247,77 @@ static char *host_root_source(void)
     return src;
 }
 
-/* Pooled hardened sandboxes share one read-only /usr overlay: it must look like the cold one
- * from inside (an overlay, read-only, no host block device in the mount table). */
-static void test_pool_shared_usr(void **state)
+/* Pooled sandboxes share nothing with each other, not even /usr: a flock or an inotify watch on
+ * a /usr file in one must not reach another running at the same time (red-team finding against
+ * a shared overlay), and the mount table looks like a cold run's: an overlay, read-only, no host
+ * device. */
+typedef struct peer {
+    asb_pool_t *pool;
+    const char *code;
+    asb_result_t r;
+    int rc;
+} peer_t;
+
+static void *peer_main(void *arg)
+{
+    peer_t *p = arg;
+    asb_error_t err;
+    p->rc = pool_code(p->pool, p->code, NULL, 20, &p->r, &err);
+    return NULL;
+}
+
+static void test_pool_sandboxes_share_nothing(void **state)
 {
     (void)state;
     char *dev = host_root_source();
     assert_non_null(dev);
-    asb_pool_t *pool = new_pool("hardened", 1);
-    for (int i = 0; i < 2; i++) {
-        wait_ready(pool, 1);
-        asb_result_t r;
-        asb_error_t err;
-        assert_int_equal(pool_code(pool,
-                                   "import os\n"
-                                   "print(open('/proc/self/mountinfo').read())\n"
-                                   "try:\n    open('/usr/x', 'w')\nexcept OSError as e:\n"
-                                   "    print('usr-write-refused', e.errno)\n",
-                                   NULL, 10, &r, &err),
-                         0);
-        if (r.status != ASB_STATUS_COMPLETED)
-            rt_dump("mountinfo", &r);
-        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
-        assert_true(r.prepared);
-        assert_true(rt_bytes_has(&r.out, " /usr ro,nosuid,nodev"));
-        assert_true(rt_bytes_has(&r.out, " - overlay "));
-        assert_true(rt_bytes_has(&r.out, "usr-write-refused 30")); /* EROFS */
-        char *tok = rt_fmt(" %s ", dev);
-        assert_false(rt_bytes_has(&r.out, tok));
-        free(tok);
-        asb_result_free(&r);
+    asb_pool_t *pool = new_pool("hardened", 2);
+    wait_ready(pool, 2);
+    /* A holds an exclusive flock on /usr/bin/env and watches /usr/bin/id; B, a moment later,
+     * takes the same lock without waiting and opens /usr/bin/id. */
+    peer_t a = {.pool = pool,
+                .code = "import fcntl, os, time, ctypes, struct\n"
+                        "f = open('/usr/bin/env', 'rb'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+                        "libc = ctypes.CDLL(None, use_errno=True)\n"
+                        "fd = libc.inotify_init1(os.O_NONBLOCK)\n"
+                        "wd = libc.inotify_add_watch(fd, b'/usr/bin/id', 0x20 | 0x1)\n"
+                        "print('watch', wd >= 0, flush=True)\n"
+                        "time.sleep(3)\n"
+                        "try:\n    n = len(os.read(fd, 4096))\nexcept BlockingIOError:\n"
+                        "    n = 0\n"
+                        "print('events', n)\n"
+                        "print(open('/proc/self/mountinfo').read())\n"};
+    peer_t b = {.pool = pool,
+                .code =
+                    "import fcntl, time\n"
+                    "time.sleep(1)\n"
+                    "f = open('/usr/bin/env', 'rb')\n"
+                    "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('lock ok')\n"
+                    "except OSError as e:\n    print('lock refused', e.errno)\n"
+                    "open('/usr/bin/id', 'rb').read(1)\n"};
+    pthread_t ta, tb;
+    assert_int_equal(pthread_create(&ta, NULL, peer_main, &a), 0);
+    assert_int_equal(pthread_create(&tb, NULL, peer_main, &b), 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    if (a.r.status != ASB_STATUS_COMPLETED || b.r.status != ASB_STATUS_COMPLETED) {
+        rt_dump("A", &a.r);
+        rt_dump("B", &b.r);
     }
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(b.rc, 0);
+    assert_int_equal(a.r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(b.r.status, ASB_STATUS_COMPLETED);
+    assert_true(rt_bytes_has(&a.r.out, "watch True")); /* the watch itself worked */
+    assert_true(rt_bytes_has(&a.r.out, "events 0\n")); /* and saw nothing of B */
+    assert_true(rt_bytes_has(&b.r.out, "lock ok"));    /* A's lock did not reach B */
+    assert_true(rt_bytes_has(&a.r.out, " /usr ro,nosuid,nodev"));
+    assert_true(rt_bytes_has(&a.r.out, " - overlay "));
+    char *tok = rt_fmt(" %s ", dev);
+    assert_false(rt_bytes_has(&a.r.out, tok));
+    free(tok);
+    asb_result_free(&a.r);
+    asb_result_free(&b.r);
     asb_pool_free(pool);
     free(dev);
 }
@@ -343,7 +383,7 @@ int main(void)
         RT_TEST(test_pool_refuses_mismatch),
         RT_TEST(test_pool_dead_sandbox_not_used),
         RT_TEST(test_pool_threads),
-        RT_TEST(test_pool_shared_usr),
+        RT_TEST(test_pool_sandboxes_share_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,18 +162,6 @@ static int readonly_overlay_usr(asb_error_t *err)
                           false, err);
 }
 
-/* hardened in a pool: the pool's read-only overlay of /usr (one superblock for all its
- * sandboxes, so its dentries stay warm: a fresh overlay per sandbox cost python ~2 ms of lookups
- * on its first start). Attached here, then made read-only, nosuid, nodev like our own. */
-static int shared_usr(int usr_tree, asb_error_t *err)
-{
-    if (syscall(SYS_move_mount, usr_tree, "", AT_FDCWD, NEWROOT "/usr", MOVE_MOUNT_F_EMPTY_PATH) <
-        0)
-        return asb_err_sys(err, errno, "attach the shared /usr");
-    return restrict_mount(NEWROOT "/usr", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                          false, err);
-}
-
 static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
 {
     static const char *const top[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
@@ -182,8 +170,6 @@ static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
         return rc;
     if (spec->root == ASB_ROOT_OVERLAY_RW)
         rc = overlay_usr(usr_tree, spec->tmp_bytes, err);
-    else if (spec->root == ASB_ROOT_ALLOWLIST_RO && usr_tree >= 0)
-        rc = shared_usr(usr_tree, err);
     else if (spec->root == ASB_ROOT_ALLOWLIST_RO)
         rc = readonly_overlay_usr(err);
     else
