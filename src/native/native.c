@@ -71,6 +71,7 @@ struct native_run {
     int ws_fd;
     asb_capbuf_t cap_out, cap_err;
     json_t *report;
+    json_t *pending_attest; /* the attestation, received while preparing; checked with the job */
     char *sup_error;
     bool attested, released, backstop_fired, sup_exited;
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
@@ -442,7 +443,11 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
     }
     if (fd >= 0)
         close(fd);
-    if (strcmp(type, "attest") == 0 && !r->attested) {
+    if (strcmp(type, "attest") == 0 && !r->res) {
+        /* Still preparing: kept, and checked against the plan of the job that takes us. */
+        if (!r->pending_attest)
+            r->pending_attest = json_incref(m);
+    } else if (strcmp(type, "attest") == 0 && !r->attested) {
         r->attested = true;
         asb_error_t cgerr;
         if (r->cg_created && asb_cgroup_has_pid(&r->cg, r->pid, &cgerr) < 0) {
@@ -731,13 +736,49 @@ static void run_cleanup(native_run_t *r)
     free(r->file_fds);
     free(r->file_names);
     json_decref(r->report);
+    json_decref(r->pending_attest);
     free(r->sup_error);
     asb_capbuf_free(&r->cap_out);
     asb_capbuf_free(&r->cap_err);
 }
 
+/* Until the supervisor has built the sandbox and its workload process has attested (or it
+ * failed): a prepared sandbox is complete, nothing of it is left to do when a job comes. */
+static int wait_attested(native_run_t *r, asb_error_t *err)
+{
+    double deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
+    while (!r->pending_attest && !r->sup_error) {
+        struct pollfd p[2] = {{.fd = r->ctl[0], .events = POLLIN},
+                              {.fd = r->pidfd, .events = POLLIN}};
+        int left = (int)((deadline - now_s()) * 1000);
+        if (left <= 0)
+            return asb_err(err, -ETIMEDOUT, "sandbox setup timed out");
+        int n = poll(p, 2, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return asb_err_sys(err, errno, "waiting for the sandbox");
+        if (p[0].revents & POLLIN) {
+            int fd;
+            json_t *m = asb_native_recv(r->ctl[0], &fd);
+            if (m) {
+                handle_message(r, m, fd);
+                json_decref(m);
+                continue;
+            }
+        }
+        if (p[1].revents || (p[0].revents & (POLLHUP | POLLERR)))
+            break; /* it ended: its error message, if any, was read above */
+    }
+    if (r->sup_error)
+        return asb_err(err, -EIO, "%s", r->sup_error);
+    if (!r->pending_attest)
+        return asb_err(err, -EIO, "the supervisor ended before its attestation");
+    return 0;
+}
+
 /* Everything of a sandbox that does not depend on what runs in it: cgroup, namespaces, the
- * supervisor with its root built, waiting for its job. */
+ * supervisor with its root built and its workload process attested, waiting for its job. */
 static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
 {
     memset(r, 0, sizeof(*r));
@@ -791,7 +832,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
         return asb_err_sys(err, errno, "channels");
     fcntl(r->out[0], F_SETFL, O_NONBLOCK);
     fcntl(r->err[0], F_SETFL, O_NONBLOCK);
-    if ((rc = spawn(r, err)) < 0)
+    if ((rc = spawn(r, err)) < 0 || (rc = wait_attested(r, err)) < 0)
         return rc;
     /* The placeholders went to the supervisor; the job brings its own spec and stdin. */
     close_fd(&r->spec_fd);
@@ -831,8 +872,12 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     asb_capbuf_init(&r->cap_err, job.limits.output_bytes);
     int rc = build_job(r, err);
     if (rc < 0)
-        goto out;  /* the sandbox is removed unused */
-    event_loop(r); /* sends the job once the attestation checks out */
+        goto out; /* the sandbox is removed unused */
+    json_t *att = r->pending_attest;
+    r->pending_attest = NULL;
+    handle_message(r, att, -1); /* checks it; only a valid one sends the job */
+    json_decref(att);
+    event_loop(r);
 
     asb_cgroup_stats_t cgs;
     memset(&cgs, 0, sizeof(cgs));

@@ -191,17 +191,14 @@ static void test_pool_refuses_mismatch(void **state)
 
 /* Kill every prepared sandbox while it waits: the next run must not be handed a dead one, and
  * still runs with every control. */
-static void test_pool_dead_sandbox_not_used(void **state)
+/* Processes whose parent is `parent`. */
+static int children_of(pid_t parent, pid_t *out, int max)
 {
-    (void)state;
-    asb_pool_t *pool = new_pool("hardened", 2);
-    wait_ready(pool, 2);
-    /* Our children are the prepared supervisors (nothing else of ours runs now). */
-    int killed = 0;
+    int n = 0;
     DIR *d = opendir("/proc");
     assert_non_null(d);
     struct dirent *e;
-    while ((e = readdir(d))) {
+    while ((e = readdir(d)) && n < max) {
         char *end;
         long pid = strtol(e->d_name, &end, 10);
         if (*end || pid <= 0)
@@ -212,21 +209,54 @@ static void test_pool_dead_sandbox_not_used(void **state)
         char *rp = st ? strrchr(st, ')') : NULL;
         long ppid = 0;
         char s = 0;
-        if (rp && sscanf(rp + 1, " %c %ld", &s, &ppid) == 2 && ppid == getpid() &&
-            kill((pid_t)pid, SIGKILL) == 0)
-            killed++;
+        if (rp && sscanf(rp + 1, " %c %ld", &s, &ppid) == 2 && ppid == parent)
+            out[n++] = (pid_t)pid;
         free(st);
     }
     closedir(d);
-    assert_int_equal(killed, 2);
-    usleep(100000);
+    return n;
+}
+
+static void run_alive(asb_pool_t *pool)
+{
     asb_result_t r;
     asb_error_t err;
-    assert_int_equal(pool_code(pool, "print('alive')\n", NULL, 10, &r, &err), 0);
+    int rc = pool_code(pool, "print('alive')\n", NULL, 10, &r, &err);
+    if (rc != 0 || r.status != ASB_STATUS_COMPLETED)
+        rt_dump("after the kill", &r);
+    assert_int_equal(rc, 0);
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);
     assert_true(r.attestation.valid);
     assert_true(rt_bytes_eq(&r.out, "alive\n"));
     asb_result_free(&r);
+}
+
+static void test_pool_dead_sandbox_not_used(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 2);
+    wait_ready(pool, 2);
+    /* Our children are the prepared supervisors (nothing else of ours runs now): kill them. */
+    pid_t sup[8];
+    int n = children_of(getpid(), sup, 8);
+    assert_int_equal(n, 2);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(kill(sup[i], SIGKILL), 0);
+    usleep(100000);
+    run_alive(pool);
+
+    /* Now kill only the attested workload processes waiting in the prepared sandboxes: their
+     * supervisors must end those sandboxes, and no job may be handed to one. */
+    wait_ready(pool, 2);
+    n = children_of(getpid(), sup, 8);
+    assert_int_equal(n, 2);
+    for (int i = 0; i < n; i++) {
+        pid_t wl[4];
+        assert_int_equal(children_of(sup[i], wl, 4), 1);
+        assert_int_equal(kill(wl[0], SIGKILL), 0);
+    }
+    usleep(100000);
+    run_alive(pool);
     asb_pool_free(pool);
 }
 

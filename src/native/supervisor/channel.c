@@ -128,17 +128,19 @@ int sup_wait_for(int ctl, const char *want, int timeout_ms)
     }
 }
 
-int sup_recv_job(int ctl, int *fds, size_t max, size_t *n_fds)
+int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds)
 {
     *n_fds = 0;
-    struct pollfd p = {.fd = ctl, .events = POLLIN};
+    struct pollfd p[2] = {{.fd = ctl, .events = POLLIN}, {.fd = watch, .events = POLLIN}};
     int r;
     /* No timeout: a prepared sandbox waits for its job as long as the host holds it; the host
      * going away hangs the socket up. */
-    while ((r = poll(&p, 1, -1)) < 0 && errno == EINTR)
+    while ((r = poll(p, 2, -1)) < 0 && errno == EINTR)
         ;
     if (r <= 0)
         return -EPROTO;
+    if (!(p[0].revents & POLLIN) && (p[1].revents & POLLIN))
+        return -EINTR; /* something to look at on `watch` first */
     char buf[256];
     struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
     union {

@@ -341,7 +341,26 @@ int main(int argc, char **argv)
      * its stdin and files. */
     int jfds[SUP_JOB_MAX_FDS];
     size_t njfds = 0;
-    if (sup_recv_job(ctl, jfds, SUP_JOB_MAX_FDS, &njfds) < 0) {
+    int jr;
+    while ((jr = sup_recv_job(ctl, sfd, jfds, SUP_JOB_MAX_FDS, &njfds)) == -EINTR) {
+        /* While prepared: a workload that died (it never ran anything of the job) or the host's
+         * abort ends the sandbox now, so a pool never hands a job to a sandbox that cannot run
+         * it (it sees our exit). */
+        struct signalfd_siginfo si;
+        bool abort_run = false;
+        while (read(sfd, &si, sizeof(si)) == sizeof(si))
+            abort_run |= (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && si.ssi_pid == 0;
+        reap(&st);
+        if (abort_run) {
+            kill_all(&st);
+            return 125;
+        }
+        if (st.workload_done) {
+            kill_all(&st);
+            return fatal(&spec, "the workload ended before its job");
+        }
+    }
+    if (jr < 0) {
         kill_all(&st);
         return 125; /* the host refused the attestation or went away */
     }

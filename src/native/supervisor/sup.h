@@ -52,9 +52,10 @@ int sup_wait_for(int ctl, const char *want, int timeout_ms);
 /* Receive a message of type `want` carrying an fd; returns the fd or a negative code. */
 int sup_recv_fd(int ctl, const char *want, int timeout_ms);
 /* The job: a "job" message carrying [job spec, stdin, files in...] (SCM_RIGHTS). Waits for it
- * without a timeout (a prepared sandbox waits as long as the host holds it). */
+ * without a timeout (a prepared sandbox waits as long as the host holds it); -EINTR when `watch`
+ * (the signalfd) became readable first, so the caller can look at it and wait again. */
 #define SUP_JOB_MAX_FDS (2 + ASB_MAX_FILES_IN + 1)
-int sup_recv_job(int ctl, int *fds, size_t max, size_t *n_fds);
+int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
 /* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. */
