@@ -36,6 +36,7 @@ struct asb_pool {
     bool preparing;     /* the thread is building one right now */
     bool stop;
     pthread_t thread;
+    pid_t owner; /* a pool belongs to the process that made it (its thread does not fork) */
 };
 
 static double now_s(void)
@@ -130,6 +131,7 @@ int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_
         return rc;
     }
     p->size = size;
+    p->owner = getpid();
     pthread_mutex_init(&p->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -184,8 +186,12 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
     if (!res)
         return asb_err(err, -EINVAL, "no result to fill");
     asb_result_init(res);
-    if (!pool) {
-        asb_err(err, -EINVAL, "no pool");
+    if (!pool || pool->owner != getpid()) {
+        asb_err(err, -EINVAL,
+                pool ? "pool: made by process %d, used in process %d (a forked child has no "
+                       "preparing thread; make a pool in the process that uses it)"
+                     : "no pool",
+                pool ? (int)pool->owner : 0, (int)getpid());
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, err->message);
         return err->code;
@@ -256,6 +262,8 @@ void asb_pool_free(asb_pool_t *pool)
 {
     if (!pool)
         return;
+    if (pool->owner != getpid())
+        return; /* a forked copy: the thread and the sandboxes are the parent's, not ours */
     pthread_mutex_lock(&pool->mu);
     /* A sandbox dies with the thread that made it (PDEATHSIG): wait for runs still in progress
      * before the thread may end. */

@@ -14,7 +14,7 @@
  *                       "job" (carries, by SCM_RIGHTS: the job's spec in the same format, which
  *                       must match the sandbox's in everything but argv, env, files_in,
  *                       timeout_ms and output_bytes; the workload's stdin; one fd per file in,
- *                       in spec order), "go", "abort"
+ *                       in spec order; sent only after a valid attestation: it is the go), "abort"
  * Every supervisor message carries the run's nonce; the host ignores anything without it. */
 #ifndef ASB_NATIVE_PROTO_H
 #define ASB_NATIVE_PROTO_H

@@ -174,6 +174,29 @@ static void test_pool_refuses_mismatch(void **state)
     assert_true(asb_pool_run(pool, &c, &r, &err) < 0);
     assert_non_null(strstr(err.message, "weakened"));
     asb_result_free(&r);
+    /* A forked child has a copy of the pool but not its thread: refused at once, never a hang;
+     * freeing the copy leaves the parent's pool alone. */
+    pid_t kid = fork();
+    assert_true(kid >= 0);
+    if (kid == 0) {
+        alarm(10);
+        asb_config_init(&c);
+        c.argv = argv;
+        int krc = asb_pool_run(pool, &c, &r, &err);
+        bool said = krc < 0 && strstr(err.message, "made by process");
+        asb_result_free(&r);
+        asb_pool_free(pool);
+        _exit(said ? 0 : 1);
+    }
+    int kst;
+    assert_int_equal(waitpid(kid, &kst, 0), kid);
+    assert_true(WIFEXITED(kst));
+    assert_int_equal(WEXITSTATUS(kst), 0);
+    asb_config_init(&c);
+    c.argv = argv;
+    assert_int_equal(asb_pool_run(pool, &c, &r, &err), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    asb_result_free(&r);
     asb_pool_free(pool);
 
     /* Only the native backend prepares sandboxes. */

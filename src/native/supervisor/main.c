@@ -2,7 +2,8 @@
  *
  * The host execs this binary (an fd it opened, so the path is never resolved inside) as the first
  * process of the new namespaces. It builds the root, forks the workload, forwards the workload's
- * attestation to the host, and only on the host's "go" lets the workload exec. Then it relays
+ * attestation to the host, and only when the host sends the job (which it does only for a valid
+ * attestation) copies the files in and lets the workload exec it. Then it relays
  * stdout/stderr with exact caps, enforces the deadline, reaps every process and reports how the
  * workload ended. When it exits the pid namespace dies with it: no orphan survives the run. */
 #include "core/error.h"

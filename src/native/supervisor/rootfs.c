@@ -13,6 +13,7 @@
 #include <linux/mount.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -108,8 +109,9 @@ static int tmpfs(const char *dst, uint64_t bytes, const char *mode, unsigned lon
 /* The merged-/usr links (/bin -> usr/bin, ...) as the host has them; a real directory on a host
  * without merged /usr is bound read-only instead. */
 /* baseline: /usr as an overlay whose upper layer is a tmpfs, like a container's writable layer:
- * writable inside, and no write ever reaches the host's /usr. The staging tmpfs is detached
- * right away (overlayfs keeps private clones of its layers), so no staging path stays mounted. */
+ * writable inside, and no write ever reaches the host's /usr. The layers are staged beside the
+ * new root and detached with the old one (overlayfs keeps private clones of its layers), so no
+ * staging path stays mounted. */
 static int overlay_usr(int usr_tree, uint64_t upper_bytes, asb_error_t *err)
 {
     /* Short neutral names: they show up in the overlay's mount options. */
@@ -198,32 +200,46 @@ static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
     return 0;
 }
 
-/* Copy a regular host file of at most `max` bytes; a missing or larger one is skipped (0). */
-static int copy_small_file(const char *src, const char *dst, size_t max, asb_error_t *err)
+/* The host's loader cache into the sandbox's /etc, when it is small and names only paths the
+ * sandbox sees anyway; otherwise none (programs load slower, nothing else). */
+static int copy_ld_cache(const char *dst, asb_error_t *err)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int in = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (in < 0)
         return 0;
     struct stat st;
+    char *buf = NULL;
     int rc = 0;
-    if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max) {
-        int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (out < 0) {
-            rc = asb_err_sys(err, errno, "create %s", dst);
-        } else {
-            off_t off = 0;
-            while (off < st.st_size) {
-                ssize_t n = sendfile(out, in, &off, (size_t)(st.st_size - off));
-                if (n < 0 && errno == EINTR)
-                    continue;
-                if (n <= 0) {
-                    rc = asb_err_sys(err, n < 0 ? errno : EIO, "copy %s", src);
-                    break;
+    if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        st.st_size <= (off_t)(512 * ASB_KIB) && (buf = malloc((size_t)st.st_size))) {
+        size_t len = (size_t)st.st_size, got = 0;
+        while (got < len) {
+            ssize_t n = read(in, buf + got, len - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+        if (got == len && sup_ld_cache_paths_visible(buf, len)) {
+            int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+            if (out < 0) {
+                rc = asb_err_sys(err, errno, "create %s", dst);
+            } else {
+                for (size_t off = 0; off < len && rc == 0;) {
+                    ssize_t n = write(out, buf + off, len - off);
+                    if (n < 0 && errno == EINTR)
+                        continue;
+                    if (n <= 0)
+                        rc = asb_err_sys(err, n < 0 ? errno : EIO, "write %s", dst);
+                    else
+                        off += (size_t)n;
                 }
+                close(out);
             }
-            close(out);
         }
     }
+    free(buf);
     close(in);
     return rc;
 }
@@ -257,10 +273,8 @@ static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
         return rc;
     /* The dynamic loader's cache, as the host built it for the /usr we show: without it every
      * program's every library is searched through ~30 hwcaps/tls directories (overlay lookups
-     * and Landlock checks each). It names library paths of /usr, nothing more. Optional: a host
-     * without one (or with a huge one) only loads slower. */
-    int rc_cache =
-        copy_small_file("/etc/ld.so.cache", NEWROOT "/etc/ld.so.cache", 512 * ASB_KIB, err);
+     * and Landlock checks each). Only when it names nothing but paths the sandbox sees anyway. */
+    int rc_cache = copy_ld_cache(NEWROOT "/etc/ld.so.cache", err);
     if (rc_cache < 0)
         return rc_cache;
     if (!spec->netns) {
