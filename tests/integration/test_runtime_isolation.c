@@ -610,6 +610,60 @@ static void test_hardened_no_exec_of_written_code(void **state)
     asb_result_free(&r);
 }
 
+/* The sandbox's device nodes are its own inodes: an inotify watch on /dev/null inside sees none
+ * of the host's use of /dev/null, which the test drives meanwhile (red-team finding: binding the
+ * host's devtmpfs nodes showed every host process that opened or wrote /dev/null). Positive
+ * control: the subprocess profile watches the host's /dev/null and sees the test's writes. */
+static volatile int writer_stop;
+
+static void *devnull_writer(void *arg)
+{
+    (void)arg;
+    while (!writer_stop) {
+        int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t w = write(fd, "x", 1);
+            (void)w;
+            close(fd);
+        }
+        usleep(20000);
+    }
+    return NULL;
+}
+
+static void test_device_nodes_are_the_sandbox_own(void **state)
+{
+    (void)state;
+    static const char code[] =
+        "import ctypes, os, time\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "fd = libc.inotify_init1(os.O_NONBLOCK)\n"
+        "wd = libc.inotify_add_watch(fd, b'/dev/null', 0x1 | 0x2 | 0x8 | 0x20)\n"
+        "time.sleep(1.0)\n"
+        "try:\n    n = len(os.read(fd, 65536))\nexcept BlockingIOError:\n    n = 0\n"
+        "print('watch', wd >= 0, 'events', n)\n";
+    writer_stop = 0;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, devnull_writer, NULL), 0);
+    const char *profiles[] = {"hardened", "baseline", "subprocess"};
+    bool seen[3] = {false, false, false};
+    for (int i = 0; i < 3; i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        if (r.status != ASB_STATUS_COMPLETED || !rt_bytes_has(&r.out, "watch True"))
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_has(&r.out, "watch True"));
+        seen[i] = !rt_bytes_has(&r.out, "events 0\n");
+        asb_result_free(&r);
+    }
+    writer_stop = 1;
+    pthread_join(th, NULL);
+    assert_false(seen[0]); /* hardened */
+    assert_false(seen[1]); /* baseline */
+    assert_true(seen[2]);  /* subprocess: the host's node, the control */
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -632,6 +686,7 @@ int main(void)
         RT_TEST(test_no_inherited_fds),
         RT_TEST(test_hardened_refuses_namespace_syscalls),
         RT_TEST(test_hardened_no_exec_of_written_code),
+        RT_TEST(test_device_nodes_are_the_sandbox_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

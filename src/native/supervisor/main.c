@@ -243,9 +243,15 @@ int main(int argc, char **argv)
     int usr_tree = -1;
     if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
         return fatal(&spec, "no idmapped /usr from the host");
-    int built = sup_build_root(&spec, usr_tree, &workspace, &err);
+    int dev_tree = -1;
+    if (spec.root != ASB_ROOT_HOST &&
+        (dev_tree = sup_recv_fd(ctl, "dev_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
+        return fatal(&spec, "no device nodes from the host");
+    int built = sup_build_root(&spec, usr_tree, dev_tree, &workspace, &err);
     if (usr_tree >= 0)
         close(usr_tree);
+    if (dev_tree >= 0)
+        close(dev_tree);
     if (built < 0)
         return fatal(&spec, err.message);
     int wsfd = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -294,23 +294,31 @@ static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
     return 0;
 }
 
-static int minimal_dev(const sup_spec_t *spec, asb_error_t *err)
+static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
 {
     static const char *const nodes[] = {"null", "zero", "full", "random", "urandom"};
     int rc;
+    if (dev_tree < 0)
+        return asb_err(err, -EBADF, "/dev: no device nodes from the host");
+    /* The host's tmpfs of this sandbox's own nodes, staged in the old tree (gone with it). */
+    if ((rc = mkdir_p(STAGE "/d", 0700, err)) < 0)
+        return rc;
+    if (syscall(SYS_move_mount, dev_tree, "", AT_FDCWD, STAGE "/d", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return asb_err_sys(err, errno, "attach the device nodes");
     if ((rc = mkdir_p(NEWROOT "/dev", 0755, err)) < 0 ||
         (rc = tmpfs(NEWROOT "/dev", 64 * ASB_KIB, "0755", MS_NOSUID | MS_NOEXEC | MS_NODEV, err)) <
             0)
         return rc;
     for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
         char src[32], dst[64];
-        snprintf(src, sizeof(src), "/dev/%s", nodes[i]);
+        snprintf(src, sizeof(src), STAGE "/d/%s", nodes[i]);
         snprintf(dst, sizeof(dst), NEWROOT "/dev/%s", nodes[i]);
         int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0)
             return asb_err_sys(err, errno, "create %s", dst);
         close(fd);
-        /* The node's own bind mount keeps devtmpfs' flags, so it works under a nodev /dev. */
+        /* The node's own bind mount keeps its tmpfs' flags (made by real root: devices work),
+         * so it works under a nodev /dev. */
         if ((rc = xmount(src, dst, NULL, MS_BIND, NULL, err)) < 0 ||
             (rc = restrict_mount(dst, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false, err)) < 0)
             return rc;
@@ -407,7 +415,8 @@ static int host_root_workspace(const sup_spec_t *spec, const char **workspace, a
     return 0;
 }
 
-int sup_build_root(const sup_spec_t *spec, int usr_tree, const char **workspace, asb_error_t *err)
+int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const char **workspace,
+                   asb_error_t *err)
 {
     int rc;
     /* Cut propagation first: nothing mounted below may ever appear in the host's namespace. */
@@ -423,7 +432,7 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, const char **workspace,
         (rc = mkdir_p(NEWROOT, 0755, err)) < 0 ||
         (rc = tmpfs(NEWROOT, root_bytes, "0755", MS_NOSUID | MS_NODEV, err)) < 0 ||
         (rc = system_paths(spec, usr_tree, err)) < 0 || (rc = synth_etc(spec, err)) < 0 ||
-        (rc = minimal_dev(spec, err)) < 0 || (rc = proc_fs(spec, err)) < 0)
+        (rc = minimal_dev(spec, dev_tree, err)) < 0 || (rc = proc_fs(spec, err)) < 0)
         return rc;
     for (size_t i = 0; i < spec->n_bind_ro; i++) {
         char dst[4096];

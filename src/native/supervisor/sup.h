@@ -58,8 +58,10 @@ int sup_recv_fd(int ctl, const char *want, int timeout_ms);
 int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
-/* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. */
-int sup_build_root(const sup_spec_t *spec, int usr_tree, const char **workspace, asb_error_t *err);
+/* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. dev_tree: the sandbox's own
+ * device nodes (a tmpfs the host made), required unless the root is the host's. */
+int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const char **workspace,
+                   asb_error_t *err);
 int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
 int sup_loopback_up(asb_error_t *err);
 /* Every path string in a loader cache (buf, len) lies under /usr/ or /lib* (ld_cache.c). */
