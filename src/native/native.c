@@ -330,8 +330,10 @@ static bool usr_from_host(const native_run_t *r)
 static int spawn(native_run_t *r, asb_error_t *err)
 {
     const asb_profile_t *p = &r->plan->profile;
-    uint64_t flags =
-        CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD;
+    /* A time namespace too (clocks unchanged): otherwise /proc/self/ns/time is the host's inode
+     * in every sandbox, and a flock on it is a channel between them (red-team finding). */
+    uint64_t flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+                     CLONE_NEWTIME | CLONE_PIDFD;
     if (p->ns_net)
         flags |= CLONE_NEWNET;
     int cgfd = r->cg_created ? asb_cgroup_dirfd_v2(&r->cg) : -1;

@@ -664,6 +664,83 @@ static void test_device_nodes_are_the_sandbox_own(void **state)
     assert_true(seen[2]);  /* subprocess: the host's node, the control */
 }
 
+/* No other host inode a sandbox can watch or lock: baseline's /etc/ssl is an overlay of its own
+ * (a bind showed every host TLS client reading the CA bundle to an inotify watch), the time
+ * namespace is the sandbox's (its nsfs inode was a flock channel), and /proc's host-wide
+ * activity files are masked. Red-team findings; subprocess is the positive control. */
+static volatile int reader_stop;
+
+static void *cert_reader(void *arg)
+{
+    const char *path = arg;
+    while (!reader_stop) {
+        char buf[256];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t n = read(fd, buf, sizeof(buf));
+            (void)n;
+            close(fd);
+        }
+        usleep(20000);
+    }
+    return NULL;
+}
+
+static void test_no_shared_host_inodes(void **state)
+{
+    (void)state;
+    static const char *bundle = "/etc/ssl/certs/ca-certificates.crt";
+    if (access(bundle, R_OK) == 0) {
+        char *code = rt_fmt("import ctypes, os, time\n"
+                            "libc = ctypes.CDLL(None, use_errno=True)\n"
+                            "fd = libc.inotify_init1(os.O_NONBLOCK)\n"
+                            "wd = libc.inotify_add_watch(fd, b'%s', 0x1 | 0x20)\n"
+                            "time.sleep(1.0)\n"
+                            "try:\n    n = len(os.read(fd, 65536))\n"
+                            "except BlockingIOError:\n    n = 0\n"
+                            "print('watch', wd >= 0, 'events', n)\n",
+                            bundle);
+        reader_stop = 0;
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, cert_reader, (void *)bundle), 0);
+        asb_result_t b, sp;
+        assert_int_equal(rt_run_code("baseline", 0, code, NULL, 0, &b), 0);
+        assert_int_equal(rt_run_code("subprocess", 0, code, NULL, 0, &sp), 0);
+        reader_stop = 1;
+        pthread_join(th, NULL);
+        if (!rt_bytes_has(&b.out, "watch True events 0\n"))
+            rt_dump("baseline", &b);
+        assert_true(rt_bytes_has(&b.out, "watch True events 0\n"));
+        assert_true(rt_bytes_has(&sp.out, "watch True"));
+        assert_false(rt_bytes_has(&sp.out, "events 0\n")); /* the control sees the reads */
+        asb_result_free(&b);
+        asb_result_free(&sp);
+        free(code);
+    } else {
+        printf("SKIP (part): no %s on this host\n", bundle);
+    }
+    char host_time[64] = "";
+    ssize_t n = readlink("/proc/self/ns/time", host_time, sizeof(host_time) - 1);
+    assert_true(n > 0);
+    host_time[n] = '\0';
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0,
+                                 "import os\n"
+                                 "print(os.readlink('/proc/self/ns/time'))\n"
+                                 "print('masked', sum(len(open('/proc/' + f).read()) for f in "
+                                 "('cgroups', 'interrupts', 'diskstats')), "
+                                 "len(os.listdir('/proc/pressure')))\n",
+                                 NULL, 0, &r),
+                     0);
+    if (r.status != ASB_STATUS_COMPLETED)
+        rt_dump("hardened", &r);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_true(rt_bytes_has(&r.out, "time:["));
+    assert_false(rt_bytes_has(&r.out, host_time));
+    assert_true(rt_bytes_has(&r.out, "masked 0 0\n"));
+    asb_result_free(&r);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -687,6 +764,7 @@ int main(void)
         RT_TEST(test_hardened_refuses_namespace_syscalls),
         RT_TEST(test_hardened_no_exec_of_written_code),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
+        RT_TEST(test_no_shared_host_inodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,9 +48,14 @@ static void test_other_places_refused(void **state)
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), opt, 2)));
     const char *home[] = {"/home/alice/.local/lib/libx.so"};
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), home, 1)));
-    /* "/usrx/..." is not under /usr/ */
+    /* "/usrx/..." is not under /usr/, "/libsecret-host/..." not under /lib/ */
     const char *near[] = {"/usrx/lib/liby.so"};
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), near, 1)));
+    const char *libx[] = {"/libsecret-host/lib/libz.so"};
+    assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), libx, 1)));
+    /* Non-ASCII names are path bytes too (red-team bypass). */
+    const char *utf8[] = {"/opt/caf\xc3\xa9/libsecret.so"};
+    assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), utf8, 1)));
 }
 
 static void test_real_cache_if_present(void **state)

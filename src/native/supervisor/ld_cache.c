@@ -3,11 +3,23 @@
 
 #include <string.h>
 
+/* The places the sandbox sees the host's files anyway: /usr, and the merged-/usr links (or, on
+ * a host without merged /usr, the directories bound read-only from it). */
+static bool visible_prefix(const char *s)
+{
+    static const char *const ok[] = {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        if (strncmp(s, ok[i], strlen(ok[i])) == 0)
+            return true;
+    return false;
+}
+
 /* Does every absolute path the loader cache names lie where the sandbox sees the host's files
- * anyway (/usr, and /lib* which lead there or are bound from the host)? A path here is a string
- * after a NUL: '/', printable bytes, another '/', NUL (the cache's binary fields hold stray '/'
- * bytes too). A cache that names /opt, /home or other host places would tell the sandbox about
- * them (red-team finding): then none is copied. */
+ * anyway? A path here is a string after a NUL: '/', then any bytes but control characters (so
+ * UTF-8 names count), another '/' among them, then a NUL; the cache's binary fields hold stray
+ * '/' bytes too, and a stray one read as a path only makes us skip the cache. A cache that names
+ * /opt, /home or other host places would tell the sandbox about them (red-team findings): then
+ * none is copied. */
 bool sup_ld_cache_paths_visible(const char *buf, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
@@ -15,12 +27,11 @@ bool sup_ld_cache_paths_visible(const char *buf, size_t len)
             continue;
         size_t j = i + 1;
         bool nested = false;
-        while (j < len && buf[j] >= 0x20 && buf[j] < 0x7f)
+        while (j < len && (unsigned char)buf[j] >= 0x20 && buf[j] != 0x7f)
             nested |= buf[j++] == '/';
         if (j == len || buf[j] != '\0' || !nested)
             continue; /* not a path string */
-        const char *s = buf + i;
-        if (strncmp(s, "/usr/", 5) != 0 && strncmp(s, "/lib", 4) != 0)
+        if (!visible_prefix(buf + i))
             return false;
     }
     return true;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <stddef.h>
@@ -294,8 +295,15 @@ int main(int argc, char **argv)
         return fatal(&spec, "signalfd failed");
 
     /* The listener the workload's scope probe must fail to reach (see workload.c). */
+    /* Named by a token of its own, not the run's nonce: in baseline (the host's network
+     * namespace) /proc/net/unix shows abstract names to every other sandbox (red-team finding). */
     char probe_name[64];
-    snprintf(probe_name, sizeof(probe_name), "asb-scope-probe-%s", spec.nonce);
+    unsigned char tok[12];
+    if (getrandom(tok, sizeof(tok), 0) != (ssize_t)sizeof(tok))
+        return fatal(&spec, "cannot name the scope probe socket (getrandom)");
+    int pn = snprintf(probe_name, sizeof(probe_name), "asb-scope-probe-");
+    for (size_t i = 0; i < sizeof(tok); i++)
+        pn += snprintf(probe_name + pn, sizeof(probe_name) - (size_t)pn, "%02x", tok[i]);
     int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un psa = {.sun_family = AF_UNIX};
     memcpy(psa.sun_path + 1, probe_name, strlen(probe_name));

@@ -144,24 +144,35 @@ static int overlay_usr(int usr_tree, uint64_t upper_bytes, asb_error_t *err)
  * /usr, staged beside the new root and detached with the old one). The workload's mount table then
  * shows "overlay" where a bind mount would show the host's block device and file system options
  * (mountinfo_leak). */
-static int readonly_overlay_usr(asb_error_t *err)
+/* A read-only overlay of host directory `src` on `dst`, its lower layer staged as STAGE/<stage>
+ * plus an empty layer (an overlay without an upper layer needs two). The sandbox then sees
+ * inodes of its own: a bind of the host's directory would share the host's inodes, so an inotify
+ * watch inside saw every host process reading them and a flock reached other sandboxes
+ * (red-team finding, /etc/ssl in baseline). */
+static int readonly_overlay(const char *src, const char *stage, const char *dst, asb_error_t *err)
 {
-    const char *lower = STAGE "/l", *empty = STAGE "/e";
+    char lower[64], opts[96];
+    snprintf(lower, sizeof(lower), STAGE "/%s", stage);
+    snprintf(opts, sizeof(opts), "lowerdir=%s:e", stage);
     int rc;
-    /* An overlay without an upper layer needs two lower layers: the second one is empty. */
-    if ((rc = mkdir_p(lower, 0700, err)) < 0 || (rc = mkdir_p(empty, 0755, err)) < 0 ||
-        (rc = xmount("/usr", lower, NULL, MS_BIND | MS_REC, NULL, err)) < 0)
+    if ((rc = mkdir_p(lower, 0700, err)) < 0 || (rc = mkdir_p(STAGE "/e", 0755, err)) < 0 ||
+        (rc = xmount(src, lower, NULL, MS_BIND | MS_REC, NULL, err)) < 0)
         return rc;
+    /* Relative layer names: the mount options name no host path. */
     if (chdir(STAGE) < 0)
         return asb_err_sys(err, errno, "chdir staging");
-    rc = xmount("overlay", NEWROOT "/usr", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                "lowerdir=l:e", err);
+    rc = xmount("overlay", dst, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts, err);
     if (chdir("/") < 0 && rc == 0)
         rc = asb_err_sys(err, errno, "chdir /");
     if (rc < 0)
         return rc;
-    return restrict_mount(NEWROOT "/usr", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                          false, err);
+    return restrict_mount(dst, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false,
+                          err);
+}
+
+static int readonly_overlay_usr(asb_error_t *err)
+{
+    return readonly_overlay("/usr", "l", NEWROOT "/usr", err);
 }
 
 static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
@@ -193,7 +204,10 @@ static int system_paths(const sup_spec_t *spec, int usr_tree, asb_error_t *err)
             if (symlink(target, dst) < 0)
                 return asb_err_sys(err, errno, "symlink %s", dst);
         } else if (S_ISDIR(st.st_mode)) {
-            if ((rc = mkdir_p(dst, 0755, err)) < 0 || (rc = bind_ro(src, dst, err)) < 0)
+            char stage[16];
+            snprintf(stage, sizeof(stage), "s%zu", i); /* a host without merged /usr */
+            if ((rc = mkdir_p(dst, 0755, err)) < 0 ||
+                (rc = readonly_overlay(src, stage, dst, err)) < 0)
                 return rc;
         }
     }
@@ -364,10 +378,15 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
     if (!spec->mask_proc)
         return 0;
     static const char *const files[] = {
-        "kcore",         "kallsyms",    "keys",          "key-users", "timer_list",  "sched_debug",
-        "latency_stats", "timer_stats", "sysrq-trigger", "kmsg",      "kpagecount",  "kpageflags",
-        "kpagecgroup",   "config.gz",   "vmallocinfo",   "slabinfo",  "pagetypeinfo"};
-    static const char *const dirs[] = {"acpi", "scsi", "asound", "driver", "tty/driver"};
+        "kcore", "kallsyms", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
+        "timer_stats", "sysrq-trigger", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
+        "config.gz", "vmallocinfo", "slabinfo", "pagetypeinfo",
+        /* host-wide activity: other sandboxes and the host, a channel between sandboxes
+         * (red-team finding); loadavg, stat and meminfo stay (programs count CPUs and memory
+         * with them), see THREAT_MODEL.md */
+        "cgroups", "interrupts", "diskstats"};
+    static const char *const dirs[] = {"acpi",   "scsi",       "asound",
+                                       "driver", "tty/driver", "pressure"};
     static const char *const ro[] = {"sys", "bus", "fs", "irq"};
     char dst[128];
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -440,7 +459,10 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const cha
         if (stat(spec->bind_ro[i], &st) < 0 || !S_ISDIR(st.st_mode))
             continue; /* optional extras (e.g. /etc/ssl) that this host lacks */
         snprintf(dst, sizeof(dst), NEWROOT "%s", spec->bind_ro[i]);
-        if ((rc = mkdir_p(dst, 0755, err)) < 0 || (rc = bind_ro(spec->bind_ro[i], dst, err)) < 0)
+        char stage[16];
+        snprintf(stage, sizeof(stage), "b%zu", i);
+        if ((rc = mkdir_p(dst, 0755, err)) < 0 ||
+            (rc = readonly_overlay(spec->bind_ro[i], stage, dst, err)) < 0)
             return rc;
     }
     if ((rc = mkdir_p(NEWROOT "/tmp", 01777, err)) < 0 ||
