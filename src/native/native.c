@@ -53,7 +53,8 @@
 typedef asb_native_sandbox_t native_run_t;
 
 struct native_run {
-    const asb_plan_t *plan;     /* the template while preparing, the job's plan while it runs */
+    const asb_plan_t *plan;     /* the template while preparing, &job while the job runs */
+    asb_plan_t job;             /* the job's plan under this sandbox's nonce and run id */
     char nonce[33], run_id[17]; /* the sandbox's own, from the plan it was prepared for */
     asb_result_t *res;
     asb_cgroup_host_t cghost;
@@ -901,16 +902,17 @@ static void free_run(native_run_t *r, bool reap)
 static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, asb_error_t *err,
                    double t0)
 {
-    /* The job runs under the sandbox's nonce and run id; everything else is the job's. */
-    asb_plan_t job = *plan;
-    memcpy(job.nonce, r->nonce, sizeof(job.nonce));
-    memcpy(job.run_id, r->run_id, sizeof(job.run_id));
-    r->plan = &job;
+    /* The job runs under the sandbox's nonce and run id; everything else is the job's (a
+     * shallow copy: the caller's plan outlives the sandbox, which this call frees). */
+    r->job = *plan;
+    memcpy(r->job.nonce, r->nonce, sizeof(r->job.nonce));
+    memcpy(r->job.run_id, r->run_id, sizeof(r->job.run_id));
+    r->plan = &r->job;
     r->res = res;
     asb_capbuf_free(&r->cap_out);
     asb_capbuf_free(&r->cap_err);
-    asb_capbuf_init(&r->cap_out, job.limits.output_bytes);
-    asb_capbuf_init(&r->cap_err, job.limits.output_bytes);
+    asb_capbuf_init(&r->cap_out, r->job.limits.output_bytes);
+    asb_capbuf_init(&r->cap_err, r->job.limits.output_bytes);
     int rc = build_job(r, err);
     if (rc < 0)
         goto out; /* the sandbox is removed unused */
