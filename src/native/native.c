@@ -14,6 +14,7 @@
 #include "io/file_out.h"
 #include "native/cgroup.h"
 #include "native/child.h"
+#include "native/fdpass.h"
 #include "native/native.h"
 #include "native/native_spec.h"
 #include "native/proto.h"
@@ -237,24 +238,9 @@ static int send_tree(native_run_t *r, const char *type, int tree, asb_error_t *e
     asb_wire_buf_t b;
     asb_wire_init_fixed(&b, msg, sizeof(msg));
     asb_wire_put_str(&b, "type", type);
-    struct iovec iov = {.iov_base = msg, .iov_len = b.len};
-    union {
-        char b[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof(cm));
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &tree, sizeof(int));
-    ssize_t w;
-    while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-        ;
-    if (w < 0)
-        return asb_err_sys(err, errno, "hand %s to the supervisor", type);
+    int rc = asb_wire_ok(&b) ? asb_fd_send(r->ctl[0], msg, b.len, &tree, 1) : -ENOMEM;
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "hand %s to the supervisor", type);
     return 0;
 }
 
@@ -447,26 +433,9 @@ static int send_job(native_run_t *r, asb_error_t *err)
     asb_wire_buf_t b;
     asb_wire_init_fixed(&b, msg, sizeof(msg));
     asb_wire_put_str(&b, "type", "job");
-    struct iovec iov = {.iov_base = msg, .iov_len = b.len};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * (2 + ASB_MAX_FILES_IN + 1))];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof(cm));
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = CMSG_SPACE(sizeof(int) * nfds)};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-    ssize_t w;
-    while ((w = sendmsg(r->ctl[0], &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-        ;
-    if (w < 0)
-        return asb_err_sys(err, errno, "hand the job to the sandbox");
+    int rc = asb_wire_ok(&b) ? asb_fd_send(r->ctl[0], msg, b.len, fds, nfds) : -ENOMEM;
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "hand the job to the sandbox");
     return 0;
 }
 

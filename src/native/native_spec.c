@@ -1,5 +1,6 @@
 #include "native/native_spec.h"
 #include "core/limits.h"
+#include "native/fdpass.h"
 #include "native/proto.h"
 #include "native/wire_json.h"
 
@@ -157,43 +158,21 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
 
 json_t *asb_native_recv(int ctl, int *fd_out)
 {
+    *fd_out = -1;
     char *buf = malloc(ASB_PROTO_MAX_MSG + 1);
     if (!buf)
         return NULL;
-    struct iovec iov = {.iov_base = buf, .iov_len = ASB_PROTO_MAX_MSG};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * 4)];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-    *fd_out = -1;
-    ssize_t n;
-    do {
-        n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) {
-        free(buf);
-        return NULL;
-    }
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-            size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            int fds[4];
-            memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
-            for (size_t i = 0; i < nfd; i++) {
-                if (*fd_out < 0)
-                    *fd_out = fds[i];
-                else
-                    close(fds[i]);
-            }
-        }
-    }
-    json_t *o = (msg.msg_flags & MSG_TRUNC) ? NULL : asb_wire_to_json(buf, (size_t)n);
+    int fds[4];
+    size_t n_fds = 0;
+    ssize_t n = asb_fd_recv(ctl, buf, ASB_PROTO_MAX_MSG, MSG_DONTWAIT, fds, 4, &n_fds);
+    json_t *o = n > 0 ? asb_wire_to_json(buf, (size_t)n) : NULL;
     free(buf);
-    if (!o && *fd_out >= 0) {
-        close(*fd_out);
-        *fd_out = -1;
+    /* One fd per message at most is ours to keep (the workspace); a refused message keeps none. */
+    for (size_t i = 0; i < n_fds; i++) {
+        if (o && *fd_out < 0)
+            *fd_out = fds[i];
+        else
+            close(fds[i]);
     }
     return o;
 }

@@ -1,4 +1,5 @@
 /* channel.c - the supervisor's side of the control socket. */
+#include "native/fdpass.h"
 #include "native/proto.h"
 #include "native/supervisor/sup.h"
 #include "native/wire.h"
@@ -12,28 +13,7 @@
 
 static int send_packet(int ctl, const char *buf, size_t len, int fd)
 {
-    struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (fd >= 0) {
-        memset(&cm, 0, sizeof(cm));
-        msg.msg_control = cm.buf;
-        msg.msg_controllen = sizeof(cm.buf);
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &fd, sizeof(int));
-    }
-    for (;;) {
-        ssize_t w = sendmsg(ctl, &msg, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        return w < 0 ? -errno : 0;
-    }
+    return asb_fd_send(ctl, buf, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 /* body (may be NULL) gets "type" and "nonce" added, is sent, and is freed. */
@@ -82,29 +62,14 @@ int sup_recv_fd(int ctl, const char *want, int timeout_ms)
     if (r <= 0)
         return -ETIMEDOUT;
     char buf[256];
-    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-    union {
-        char b[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-    ssize_t n;
-    while ((n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-        ;
-    if (n <= 0)
-        return -EPROTO;
     int fd = -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(c), sizeof(int));
-    bool ok = !(msg.msg_flags & MSG_TRUNC) && is_type(buf, (size_t)n, want) && fd >= 0;
-    if (!ok) {
-        if (fd >= 0)
-            close(fd);
-        return -EPROTO;
-    }
-    return fd;
+    size_t nfd = 0;
+    ssize_t n = asb_fd_recv(ctl, buf, sizeof(buf), 0, &fd, 1, &nfd);
+    if (n > 0 && nfd == 1 && is_type(buf, (size_t)n, want))
+        return fd;
+    if (nfd)
+        close(fd);
+    return -EPROTO;
 }
 
 int sup_wait_for(int ctl, const char *want, int timeout_ms)
@@ -142,39 +107,13 @@ int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds)
     if (!(p[0].revents & POLLIN) && (p[1].revents & POLLIN))
         return -EINTR; /* something to look at on `watch` first */
     char buf[256];
-    struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * SUP_JOB_MAX_FDS)];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-    ssize_t n;
-    while ((n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-        ;
-    if (n <= 0)
-        return -EPROTO;
     size_t got = 0;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-            continue;
-        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t i = 0; i < k; i++) {
-            int fd;
-            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-            if (got < max)
-                fds[got++] = fd;
-            else
-                close(fd);
-        }
+    ssize_t n = asb_fd_recv(ctl, buf, sizeof(buf), 0, fds, max, &got);
+    if (n > 0 && is_type(buf, (size_t)n, "job") && got >= 2) {
+        *n_fds = got;
+        return 0;
     }
-    bool ok = !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && is_type(buf, (size_t)n, "job") &&
-              got >= 2 && got <= max;
-    if (!ok) {
-        for (size_t i = 0; i < got; i++)
-            close(fds[i]);
-        return -EPROTO;
-    }
-    *n_fds = got;
-    return 0;
+    for (size_t i = 0; i < got; i++)
+        close(fds[i]);
+    return -EPROTO;
 }

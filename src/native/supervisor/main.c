@@ -7,6 +7,7 @@
  * stdout/stderr with exact caps, enforces the deadline, reaps every process and reports how the
  * workload ended. When it exits the pid namespace dies with it: no orphan survives the run. */
 #include "core/error.h"
+#include "native/fdpass.h"
 #include "native/proto.h"
 #include "native/supervisor/sup.h"
 
@@ -396,24 +397,7 @@ int main(int argc, char **argv)
         return fatal(&spec, err.message);
     }
     /* Release the workload: the job's spec (argv, env) and stdin travel to it as fds. */
-    char g = 'g';
-    struct iovec iov = {.iov_base = &g, .iov_len = 1};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * 2)];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof(cm));
-    struct msghdr gm = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&gm);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * 2);
-    memcpy(CMSG_DATA(c), jfds, sizeof(int) * 2);
-    ssize_t gw;
-    while ((gw = sendmsg(jobsk[0], &gm, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-        ;
-    if (gw != 1) {
+    if (asb_fd_send(jobsk[0], "g", 1, jfds, 2) < 0) {
         kill_all(&st);
         return fatal(&spec, "cannot release the workload");
     }

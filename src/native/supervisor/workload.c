@@ -5,6 +5,7 @@
  * anyone knows what will run. */
 #include "core/error.h"
 #include "core/limits.h"
+#include "native/fdpass.h"
 #include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
 
@@ -232,22 +233,12 @@ static void write_all(int fd, const char *s, size_t len)
 static int recv_job(int sock, int fds[2])
 {
     char g = 0;
-    struct iovec iov = {.iov_base = &g, .iov_len = 1};
-    union {
-        char b[CMSG_SPACE(sizeof(int) * 2)];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
-    ssize_t n;
-    while ((n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-        ;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    if (n != 1 || g != 'g' || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !c ||
-        c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-        c->cmsg_len != CMSG_LEN(sizeof(int) * 2))
+    size_t n = 0;
+    if (asb_fd_recv(sock, &g, 1, 0, fds, 2, &n) != 1 || g != 'g' || n != 2) {
+        for (size_t i = 0; i < n; i++)
+            close(fds[i]);
         return -1;
-    memcpy(fds, CMSG_DATA(c), sizeof(int) * 2);
+    }
     return 0;
 }
 
