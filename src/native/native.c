@@ -396,6 +396,21 @@ static int spawn(native_run_t *r, asb_error_t *err)
     return 0;
 }
 
+/* A spec for the supervisor (proto.h) as a sealed read-only memfd: the sandbox's (no files) or
+ * a job's. */
+static int spec_memfd(native_run_t *r, const asb_plan_t *plan, const char *const *files,
+                      size_t n_files, asb_error_t *err)
+{
+    json_t *spec = asb_native_spec(plan, files, n_files, usr_from_host(r));
+    asb_wire_buf_t w = {0};
+    asb_wire_from_json(&w, spec);
+    json_decref(spec);
+    int fd = spec && asb_wire_ok(&w) ? memfd_with("spec", w.data, w.len, err)
+                                     : asb_err_sys(err, ENOMEM, "run spec");
+    asb_wire_free(&w);
+    return fd;
+}
+
 /* The job's fds: its spec, stdin and files in (opened and capped now, before the sandbox is
  * asked for anything). */
 static int build_job(native_run_t *r, asb_error_t *err)
@@ -404,17 +419,7 @@ static int build_job(native_run_t *r, asb_error_t *err)
     int rc;
     if ((rc = prepare_files(r, err)) < 0)
         return rc;
-    json_t *spec =
-        asb_native_spec(plan, (const char *const *)r->file_names, r->n_file_fds, usr_from_host(r));
-    asb_wire_buf_t spec_w = {0};
-    asb_wire_from_json(&spec_w, spec);
-    json_decref(spec);
-    if (!spec || !asb_wire_ok(&spec_w)) {
-        asb_wire_free(&spec_w);
-        return asb_err_sys(err, ENOMEM, "run spec");
-    }
-    r->spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
-    asb_wire_free(&spec_w);
+    r->spec_fd = spec_memfd(r, plan, (const char *const *)r->file_names, r->n_file_fds, err);
     if (r->spec_fd < 0 ||
         (r->stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0)
         return err->code;
@@ -825,16 +830,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     if ((r->sup_fd = open_supervisor(err)) < 0)
         return r->sup_fd;
     /* The sandbox's spec: the template's, with no files (they come with the job). */
-    json_t *spec = asb_native_spec(tmpl, NULL, 0, usr_from_host(r));
-    asb_wire_buf_t spec_w = {0};
-    asb_wire_from_json(&spec_w, spec);
-    json_decref(spec);
-    if (!spec || !asb_wire_ok(&spec_w)) {
-        asb_wire_free(&spec_w);
-        return asb_err_sys(err, ENOMEM, "run spec");
-    }
-    r->spec_fd = memfd_with("spec", spec_w.data, spec_w.len, err);
-    asb_wire_free(&spec_w);
+    r->spec_fd = spec_memfd(r, tmpl, NULL, 0, err);
     if (r->spec_fd < 0 || (r->stdin_fd = memfd_with("stdin", "", 0, err)) < 0)
         return err->code;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->ctl) < 0 ||
