@@ -22,7 +22,8 @@ static void usage(FILE *f)
             "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
             "terminal (it must end within the timeout), else empty.\n"
             "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
-            "output limit, 125 when agent-sandbox itself failed or refused to run.\n");
+            "output limit, 125 when agent-sandbox itself failed or refused to run, 2 for a\n"
+            "usage error.\n");
 }
 
 typedef struct run_args {

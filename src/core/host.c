@@ -19,7 +19,7 @@
 typedef struct host_facts {
     char kernel[128];
     int landlock_abi;
-    bool userns, seccomp, openat2;
+    bool userns, seccomp, openat2, timens;
     asb_cgroup_host_t cg;
     bool cg_ok;
     char cg_error[512];
@@ -50,6 +50,7 @@ static void probe(host_facts_t *h)
     h->userns = read_long("/proc/sys/user/max_user_namespaces") > 0 &&
                 access("/proc/self/ns/user", F_OK) == 0;
     h->seccomp = access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
+    h->timens = access("/proc/self/ns/time", F_OK) == 0; /* every native sandbox gets one */
     /* openat2 with a NULL how fails with EFAULT when it exists. */
     h->openat2 = !(syscall(SYS_openat2, AT_FDCWD, ".", NULL, 0) < 0 && errno == ENOSYS);
     asb_error_t err;
@@ -172,6 +173,8 @@ int asb_preflight(char **json, asb_error_t *err)
     char d[512];
     CHECK("user_namespaces", h.userns, h.userns ? "available" : "disabled or absent");
     CHECK("seccomp", h.seccomp, h.seccomp ? "available" : "absent");
+    CHECK("time_namespaces", h.timens,
+          h.timens ? "available" : "absent (Linux 5.6+, CONFIG_TIME_NS): native runs are refused");
     snprintf(d, sizeof(d), "ABI %d", h.landlock_abi);
     CHECK("landlock", h.landlock_abi > 0, d);
     CHECK("openat2", h.openat2, h.openat2 ? "available" : "absent (file-out guard needs it)");

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/plan.h"
 #include "core/result.h"
+#include "io/file_in.h"
 #include "native/native.h"
 
 #include <errno.h>
@@ -210,9 +211,24 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
         snprintf(res->profile, sizeof(res->profile), "%s",
                  cfg && cfg->profile ? cfg->profile : "hardened");
     }
+    /* The files in are checked before a sandbox is taken: a missing one must not use up a
+     * prepared sandbox (they are opened again, and checked again, when the job is built). */
+    for (size_t i = 0; rc == 0 && i < plan.n_files_in; i++) {
+        int fd;
+        uint64_t size;
+        rc = asb_file_in_open(plan.files_in[i].host_path, plan.limits.file_in_bytes, &fd, &size,
+                              err);
+        if (rc == 0)
+            close(fd);
+    }
     asb_native_sandbox_t *sb = NULL;
     if (rc == 0) {
         pthread_mutex_lock(&pool->mu);
+        if (pool->stop) { /* asb_pool_free has begun: a caller bug, refused, not a crash */
+            pthread_mutex_unlock(&pool->mu);
+            rc = asb_err(err, -ESHUTDOWN, "pool: being freed");
+            goto done;
+        }
         pool->in_flight++;
         /* One half built already is closer than a new one: wait for it. */
         while (pool->n_ready == 0 && pool->preparing)
@@ -239,6 +255,7 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
         pthread_cond_broadcast(&pool->cv);
         pthread_mutex_unlock(&pool->mu);
     }
+done:
     asb_plan_free(&plan);
     if (rc < 0) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
@@ -250,8 +267,8 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
 
 unsigned asb_pool_ready(asb_pool_t *pool)
 {
-    if (!pool)
-        return 0;
+    if (!pool || pool->owner != getpid())
+        return 0; /* a forked copy: its mutex may be held by a thread that is not here */
     pthread_mutex_lock(&pool->mu);
     unsigned n = pool->n_ready;
     pthread_mutex_unlock(&pool->mu);
@@ -273,7 +290,11 @@ void asb_pool_free(asb_pool_t *pool)
     pthread_cond_broadcast(&pool->cv);
     pthread_mutex_unlock(&pool->mu);
     pthread_join(pool->thread, NULL);
-    for (unsigned i = 0; i < pool->n_ready; i++)
+    pthread_mutex_lock(&pool->mu);
+    unsigned n = pool->n_ready;
+    pool->n_ready = 0;
+    pthread_mutex_unlock(&pool->mu);
+    for (unsigned i = 0; i < n; i++)
         asb_native_discard(pool->ready[i]);
     pthread_cond_destroy(&pool->cv);
     pthread_mutex_destroy(&pool->mu);

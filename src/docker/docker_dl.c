@@ -113,6 +113,11 @@ SAME_TYPE(archive_entry_filetype);
 SAME_TYPE(archive_entry_nlink);
 SAME_TYPE(archive_entry_size);
 
+/* Every function pointer of the table has its row in SYMS: none can stay NULL. */
+_Static_assert(sizeof(SYMS) / sizeof(SYMS[0]) ==
+                   (sizeof(asb_dl_t) - offsetof(asb_dl_t, curl_easy_init)) / sizeof(void (*)(void)),
+               "asb_dl_t and SYMS list different functions");
+
 int asb_dl_open(asb_dl_t *dl, asb_error_t *err)
 {
     memset(dl, 0, sizeof(*dl));

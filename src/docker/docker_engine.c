@@ -278,9 +278,11 @@ int asb_docker_attach_open(asb_docker_engine_t *eng, const char *id, asb_docker_
     if (rc != CURLE_OK ||
         dl->curl_easy_getinfo(a->curl, CURLINFO_ACTIVESOCKET, &a->fd) != CURLE_OK ||
         a->fd == CURL_SOCKET_BAD) {
+        /* The message first: closing frees `a`, and with it the table `dl` points into. */
+        int erc = asb_err(err, -ECONNREFUSED, "docker attach: connect %s: %s", eng->socket,
+                          dl->curl_easy_strerror(rc));
         asb_docker_attach_close(a);
-        return asb_err(err, -ECONNREFUSED, "docker attach: connect %s: %s", eng->socket,
-                       dl->curl_easy_strerror(rc));
+        return erc;
     }
     char req[512];
     int n = snprintf(req, sizeof(req),

@@ -69,10 +69,12 @@ ssize_t asb_fd_recv(int sock, void *buf, size_t len, int flags, int *fds, size_t
             }
         }
     }
-    if (lost || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+    if (lost || n == 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+        /* More fds than wanted, or a message cut short: none kept. An empty message counts as
+         * the peer gone (0), and keeps no fd either. */
         for (size_t i = 0; i < got; i++)
             close(fds[i]);
-        return -EMSGSIZE;
+        return n == 0 && !lost ? 0 : -EMSGSIZE;
     }
     *n_fds = got;
     return n;

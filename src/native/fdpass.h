@@ -12,9 +12,10 @@
  * SIGPIPE. Returns 0 or -errno. */
 int asb_fd_send(int sock, const void *data, size_t len, const int *fds, size_t n_fds);
 
-/* Receive one message into buf and up to max fds (received close-on-exec; any beyond max are
- * closed). flags: MSG_DONTWAIT or 0. Returns the byte count (0 = peer gone) or -errno; a message
- * or its fds cut short (MSG_TRUNC, MSG_CTRUNC) is -EMSGSIZE with no fd left open. */
+/* Receive one message into buf and up to max fds (received close-on-exec). flags: MSG_DONTWAIT
+ * or 0. Returns the byte count, 0 (peer gone, or an empty message: no fd kept) or -errno; a
+ * message with more than max fds, or cut short (MSG_TRUNC, MSG_CTRUNC), is -EMSGSIZE with no fd
+ * left open. */
 ssize_t asb_fd_recv(int sock, void *buf, size_t len, int flags, int *fds, size_t max,
                     size_t *n_fds);
 

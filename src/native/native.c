@@ -289,7 +289,9 @@ static int spawn(native_run_t *r, asb_error_t *err)
     long pid = asb_child_spawn(&ca, &r->child_args, &r->child);
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
     if (pid < 0)
-        return asb_err_sys(err, (int)-pid, "clone3 into new namespaces");
+        return asb_err_sys(err, (int)-pid,
+                           "clone3 into new user, pid, mount, ipc, uts, time%s namespaces",
+                           p->ns_net ? ", net" : "");
     r->pid = (pid_t)pid;
     for (int i = 0; i < r->n_join; i++)
         close(r->join_fds[i]);

@@ -12,32 +12,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* A cache-like buffer: a binary header with stray '/' bytes, then NUL-separated strings. */
+/* A cache in glibc's format 1.1: header, one entry per path (key = value = the path's offset),
+ * then the strings; a stray '/' byte in the hwcap field of each entry, as real caches have. */
 static size_t build(char *buf, size_t size, const char *const *strs, size_t n)
 {
-    static const char header[] = "glibc-ld.so.cache1.1\0\x2f\x60\0\0\x2f\x63\0\x16\x2f";
-    size_t len = sizeof(header);
-    memcpy(buf, header, len);
+    memset(buf, 0, size);
+    memcpy(buf, "glibc-ld.so.cache1.1", 20);
+    uint32_t nlibs = (uint32_t)n;
+    memcpy(buf + 20, &nlibs, 4);
+    size_t str = 48 + n * 24;
     for (size_t i = 0; i < n; i++) {
+        char *e = buf + 48 + i * 24;
+        uint32_t off = (uint32_t)str;
+        memcpy(e + 4, &off, 4);
+        memcpy(e + 8, &off, 4);
+        e[16] = '/';
         size_t l = strlen(strs[i]) + 1;
-        assert_true(len + l <= size);
-        memcpy(buf + len, strs[i], l);
-        len += l;
+        assert_true(str + l <= size);
+        memcpy(buf + str, strs[i], l);
+        str += l;
     }
-    return len;
+    return str;
 }
 
 static void test_usr_and_lib_only(void **state)
 {
     (void)state;
     char buf[512];
-    const char *ok[] = {"libc.so.6",
-                        "/lib/x86_64-linux-gnu/libc.so.6",
-                        "libm.so.6",
-                        "/usr/lib/x86_64-linux-gnu/libm.so.6",
+    const char *ok[] = {"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6",
                         "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13",
                         "/lib64/ld-linux-x86-64.so.2"};
-    assert_true(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), ok, 6)));
+    assert_true(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), ok, 4)));
 }
 
 static void test_other_places_refused(void **state)
@@ -56,6 +61,26 @@ static void test_other_places_refused(void **state)
     /* Non-ASCII names are path bytes too (red-team bypass). */
     const char *utf8[] = {"/opt/caf\xc3\xa9/libsecret.so"};
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), utf8, 1)));
+}
+
+static void test_unknown_format_refused(void **state)
+{
+    (void)state;
+    char buf[512];
+    const char *ok[] = {"/usr/lib/x86_64-linux-gnu/libm.so.6"};
+    size_t len = build(buf, sizeof(buf), ok, 1);
+    assert_true(sup_ld_cache_paths_visible(buf, len));
+    buf[0] = 'X'; /* another magic: we do not know what it names */
+    assert_false(sup_ld_cache_paths_visible(buf, len));
+    buf[0] = 'g';
+    uint32_t huge = 1000000;
+    memcpy(buf + 20, &huge, 4); /* more entries than the file holds */
+    assert_false(sup_ld_cache_paths_visible(buf, len));
+    uint32_t one = 1, past = (uint32_t)len + 5;
+    memcpy(buf + 20, &one, 4);
+    memcpy(buf + 48 + 8, &past, 4); /* a path offset past the end */
+    assert_false(sup_ld_cache_paths_visible(buf, len));
+    assert_false(sup_ld_cache_paths_visible(buf, 10)); /* shorter than a header */
 }
 
 static void test_real_cache_if_present(void **state)
@@ -80,6 +105,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usr_and_lib_only),
         cmocka_unit_test(test_other_places_refused),
+        cmocka_unit_test(test_unknown_format_refused),
         cmocka_unit_test(test_real_cache_if_present),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

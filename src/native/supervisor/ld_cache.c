@@ -1,6 +1,7 @@
 /* ld_cache.c - may the host's dynamic loader cache be shown to the sandbox? (rootfs.c) */
 #include "native/supervisor/sup.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* The places the sandbox sees the host's files anyway: /usr, and the merged-/usr links (or, on
@@ -20,8 +21,34 @@ static bool visible_prefix(const char *s)
  * '/' bytes too, and a stray one read as a path only makes us skip the cache. A cache that names
  * /opt, /home or other host places would tell the sandbox about them (red-team findings): then
  * none is copied. */
+/* The cache's own entries (glibc's "glibc-ld.so.cache" format 1.1: a 48-byte header with the
+ * entry count at offset 20, then 24-byte entries whose value, at offset 8, is the offset of the
+ * library's path from the start of the file): every path must be a NUL-terminated string in the
+ * file and lie where the sandbox sees it. Any other layout: not shown (false). */
+static bool entries_visible(const char *buf, size_t len)
+{
+    static const char magic[] = "glibc-ld.so.cache1.1";
+    if (len < 48 || memcmp(buf, magic, sizeof(magic) - 1) != 0)
+        return false;
+    uint32_t nlibs;
+    memcpy(&nlibs, buf + 20, sizeof(nlibs));
+    if (nlibs > (len - 48) / 24)
+        return false;
+    for (uint32_t i = 0; i < nlibs; i++) {
+        uint32_t value;
+        memcpy(&value, buf + 48 + (size_t)i * 24 + 8, sizeof(value));
+        if (value >= len || !memchr(buf + value, '\0', len - value) || !visible_prefix(buf + value))
+            return false;
+    }
+    return true;
+}
+
 bool sup_ld_cache_paths_visible(const char *buf, size_t len)
 {
+    /* Both: the entries as the format defines them, and, in case the format holds more than we
+     * know of, every other string in it that looks like a path. */
+    if (!entries_visible(buf, len))
+        return false;
     for (size_t i = 0; i < len; i++) {
         if (buf[i] != '/' || (i > 0 && buf[i - 1] != '\0'))
             continue;

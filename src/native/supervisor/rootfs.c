@@ -381,9 +381,9 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
         "kcore", "kallsyms", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
         "timer_stats", "sysrq-trigger", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
         "config.gz", "vmallocinfo", "slabinfo", "pagetypeinfo",
-        /* host-wide activity: other sandboxes and the host, a channel between sandboxes
-         * (red-team finding); loadavg, stat and meminfo stay (programs count CPUs and memory
-         * with them), see THREAT_MODEL.md */
+        /* host-wide activity nobody's program needs (cgroups counted concurrent sandboxes);
+         * this narrows the counter channels, it cannot close them: stat, loadavg, meminfo stay
+         * (programs count CPUs and memory with them), see THREAT_MODEL.md */
         "cgroups", "interrupts", "diskstats"};
     static const char *const dirs[] = {"acpi",   "scsi",       "asound",
                                        "driver", "tty/driver", "pressure"};
