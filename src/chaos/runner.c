@@ -4,6 +4,7 @@
 #include "chaos/host.h"
 #include "chaos/watch.h"
 #include "core/error.h"
+#include "core/result.h"
 #include "core/limits.h"
 
 #include <errno.h>
@@ -39,6 +40,11 @@ int asb_chaos_target_parse(const char *spec, asb_chaos_target_t *t, asb_error_t 
     if (strncmp(spec, "docker-", 7) == 0) {
         profile = spec + 7;
         snprintf(t->backend, sizeof(t->backend), "docker");
+    } else if (strncmp(spec, "pool-", 5) == 0) {
+        profile = spec + 5;
+        t->pooled = true;
+        if (strcmp(profile, "subprocess") == 0)
+            return asb_err(err, -EINVAL, "profile '%s': only sandboxed profiles are pooled", spec);
     }
     for (const char *const *p = asb_profile_names(); *p; p++)
         if (strcmp(*p, profile) == 0) {
@@ -47,7 +53,7 @@ int asb_chaos_target_parse(const char *spec, asb_chaos_target_t *t, asb_error_t 
         }
     return asb_err(err, -EINVAL,
                    "unknown profile '%s' (expected subprocess, baseline, hardened, "
-                   "docker-<profile> or control)",
+                   "docker-<profile>, pool-<profile> or control)",
                    spec);
 }
 
@@ -168,7 +174,32 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
         watching = true;
     }
     asb_error_t run_err = {0};
-    int rc = asb_run(&cfg, &res, &run_err);
+    int rc;
+    if (t->pooled) {
+        /* The prepared path: the sandbox is built and attested before the attack's job is
+         * handed over; a pool of one, for this run only. */
+        asb_config_t tmpl;
+        asb_config_init(&tmpl);
+        tmpl.profile = cfg.profile;
+        tmpl.weaken = cfg.weaken;
+        asb_pool_t *pool = NULL;
+        rc = asb_pool_new(&tmpl, 1, &pool, &run_err);
+        if (rc == 0) {
+            double until = now_s() + 10;
+            while (asb_pool_ready(pool) < 1 && now_s() < until)
+                usleep(1000);
+            rc = asb_pool_run(pool, &cfg, &res, &run_err);
+            if (rc == 0 && !res.prepared)
+                rc = asb_err(&run_err, -EAGAIN, "the pooled run found no prepared sandbox");
+            asb_pool_free(pool);
+        } else {
+            asb_result_init(&res); /* as asb_run leaves a refused run */
+            res.status = ASB_STATUS_SANDBOX_ERROR;
+            asb_result_set_error(&res, run_err.message);
+        }
+    } else {
+        rc = asb_run(&cfg, &res, &run_err);
+    }
     ran = true;
     if (watching) {
         asb_chaos_watch_stop(&wt, &o.watch);

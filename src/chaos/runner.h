@@ -17,6 +17,7 @@ typedef struct asb_chaos_target {
     char profile[32];
     char backend[16];
     bool control;
+    bool pooled; /* "pool-<profile>": each attack runs in a sandbox prepared ahead (asb_pool_run) */
 } asb_chaos_target_t;
 
 int asb_chaos_target_parse(const char *spec, asb_chaos_target_t *t, asb_error_t *err);

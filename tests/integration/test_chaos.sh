@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_chaos.sh - the full chaos matrix once, plus every attack's positive control.
-# Fails when: any attack other than kernel_version_leak succeeds under hardened;
+# Fails when: any attack other than kernel_version_leak succeeds under hardened, cold or in a
+# sandbox prepared ahead (pool-hardened);
 # any verdict is `error` (after one re-run of just the errored cells: `error` under heavy foreign
 # load on a 2-core host is honest, twice in a row is a failure); a positive control does not
 # say `succeeded` (n/a is accepted only where the host lacks the feature, and printed as SKIP);
@@ -13,7 +14,7 @@ out=$(mktemp -d /tmp/asb-chaos-test-XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
 start=$(date +%s.%N)
-"$CLI" chaos --profiles subprocess,baseline,hardened --jobs 6 --out "$out/matrix.json" >"$out/matrix.txt" || true
+"$CLI" chaos --profiles subprocess,baseline,hardened,pool-hardened --jobs 6 --out "$out/matrix.json" >"$out/matrix.txt" || true
 end=$(date +%s.%N)
 tail -5 "$out/matrix.txt"
 echo "full matrix wall time: $($PY -c "print(round($end-$start,1))") s"
@@ -52,7 +53,7 @@ PY
     [ -n "$retry" ] || break
     echo "re-running errored attacks (attempt $attempt): $retry"
     sleep 2
-    "$CLI" chaos --profiles subprocess,baseline,hardened --attacks "$retry" --out "$out/retry.json" >/dev/null || true
+    "$CLI" chaos --profiles subprocess,baseline,hardened,pool-hardened --attacks "$retry" --out "$out/retry.json" >/dev/null || true
     $PY - "$out/matrix.json" "$out/retry.json" <<'PY'
 import json, sys
 d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -82,10 +83,11 @@ assert len(matrix["attacks"]) >= 30, "fewer than 30 attacks"
 for (attack, profile), r in sorted(runs.items()):
     if r["verdict"] == "error":
         fail.append(f"{attack}/{profile}: error: {r['evidence']}")
-    if profile == "hardened" and r["verdict"] == "succeeded" and attack not in allowed:
-        fail.append(f"HARDENED RUNTIME BUG: {attack} succeeded: {r['evidence']}")
-    if profile == "hardened" and attack not in allowed and r["verdict"] not in ("blocked", "n/a"):
-        fail.append(f"{attack}/hardened: {r['verdict']} (expected blocked)")
+    # pool-hardened: the same profile in a sandbox prepared ahead; it must contain as much.
+    if profile in ("hardened", "pool-hardened") and r["verdict"] == "succeeded" and attack not in allowed:
+        fail.append(f"HARDENED RUNTIME BUG ({profile}): {attack} succeeded: {r['evidence']}")
+    if profile in ("hardened", "pool-hardened") and attack not in allowed and r["verdict"] not in ("blocked", "n/a"):
+        fail.append(f"{attack}/{profile}: {r['verdict']} (expected blocked)")
 for r in controls["runs"]:
     if r["verdict"] == "succeeded":
         continue
@@ -94,7 +96,8 @@ for r in controls["runs"]:
         continue
     fail.append(f"positive control {r['attack']} ({r['run_profile']}): {r['verdict']}: {r['evidence']}")
 hard = sum(1 for (a, p), r in runs.items() if p == "hardened" and r["verdict"] == "succeeded")
-print(f"hardened: {hard} succeeded (allowed: {sorted(allowed)})")
+pool = sum(1 for (a, p), r in runs.items() if p == "pool-hardened" and r["verdict"] == "succeeded")
+print(f"hardened: {hard} succeeded, pool-hardened: {pool} (allowed: {sorted(allowed)})")
 print(f"controls: {sum(r['verdict'] == 'succeeded' for r in controls['runs'])}/{len(controls['runs'])} succeeded")
 for f in fail:
     print("FAIL:", f)
