@@ -645,23 +645,31 @@ static void test_device_nodes_are_the_sandbox_own(void **state)
     writer_stop = 0;
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, devnull_writer, NULL), 0);
-    const char *profiles[] = {"hardened", "baseline", "subprocess"};
-    bool seen[3] = {false, false, false};
-    for (int i = 0; i < 3; i++) {
+    /* hardened refuses inotify altogether (seccomp: its instances count against host root's
+     * limit); the nodes themselves are checked in hardened's root with that one control off. */
+    static const struct {
+        const char *profile;
+        uint32_t weaken;
+        bool watch, events;
+    } cases[] = {{"hardened", 0, false, false},
+                 {"hardened", ASB_WEAKEN_SECCOMP, true, false},
+                 {"baseline", 0, true, false},
+                 {"subprocess", 0, true, true}}; /* the host's node: the positive control */
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         asb_result_t r;
-        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
-        if (r.status != ASB_STATUS_COMPLETED || !rt_bytes_has(&r.out, "watch True"))
-            rt_dump(profiles[i], &r);
+        assert_int_equal(rt_run_code(cases[i].profile, cases[i].weaken, code, NULL, 0, &r), 0);
+        bool watch = rt_bytes_has(&r.out, "watch True");
+        bool events = watch && !rt_bytes_has(&r.out, "events 0\n");
+        if (r.status != ASB_STATUS_COMPLETED || watch != cases[i].watch ||
+            events != cases[i].events)
+            rt_dump(cases[i].profile, &r);
         assert_int_equal(r.status, ASB_STATUS_COMPLETED);
-        assert_true(rt_bytes_has(&r.out, "watch True"));
-        seen[i] = !rt_bytes_has(&r.out, "events 0\n");
+        assert_int_equal(watch, cases[i].watch);
+        assert_int_equal(events, cases[i].events);
         asb_result_free(&r);
     }
     writer_stop = 1;
     pthread_join(th, NULL);
-    assert_false(seen[0]); /* hardened */
-    assert_false(seen[1]); /* baseline */
-    assert_true(seen[2]);  /* subprocess: the host's node, the control */
 }
 
 /* No other host inode a sandbox can watch or lock: baseline's /etc/ssl is an overlay of its own

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -170,6 +171,14 @@ static int probe_io_setup(void)
 {
     unsigned long ctx = 0;
     return result(syscall(SYS_io_setup, 0, &ctx)); /* control: EINVAL (0 events) */
+}
+
+static int probe_inotify_init1(void)
+{
+    long fd = syscall(SYS_inotify_init1, IN_CLOEXEC);
+    if (fd >= 0)
+        close((int)fd);
+    return result(fd); /* control: 0 */
 }
 
 static int probe_socket_alg(void)
@@ -435,6 +444,7 @@ static void test_docker_default_specific(void **state)
         {"ioctl(TIOCSTI)", probe_tiocsti, ALLOWED, EBADF},
         {"chroot", probe_chroot, ALLOWED, ENOENT},
         {"io_setup", probe_io_setup, ALLOWED, EINVAL},
+        {"inotify_init1", probe_inotify_init1, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -449,6 +459,7 @@ static void test_hardened_specific(void **state)
         {"ioctl(TIOCLINUX)", probe_tioclinux, REFUSED, EPERM},
         {"chroot", probe_chroot, REFUSED, EPERM},
         {"io_setup", probe_io_setup, REFUSED, EPERM},
+        {"inotify_init1", probe_inotify_init1, REFUSED, EPERM},
         {"socket(AF_ALG)", probe_socket_alg, REFUSED, EPERM},
     };
     check_all(ASB_SECCOMP_HARDENED, cases, sizeof(cases) / sizeof(cases[0]));
