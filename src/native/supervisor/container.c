@@ -64,35 +64,13 @@ typedef struct cstate {
     char exec_error[600];
 } cstate_t;
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const unsigned char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void frame(char type, const void *p, size_t n)
 {
     unsigned char h[ASB_FRAME_HDR] = {(unsigned char)type, (unsigned char)(n >> 24),
                                       (unsigned char)(n >> 16), (unsigned char)(n >> 8),
                                       (unsigned char)n};
-    if (write_all(1, h, sizeof(h)) == 0 && n)
-        write_all(1, p, n);
+    if (sup_write_all(1, h, sizeof(h)) == 0 && n)
+        sup_write_all(1, p, n);
 }
 
 /* body (may be NULL) gets "type" and "nonce", goes out as one frame, and is freed. */
@@ -245,7 +223,7 @@ static int write_file(const char *path, const void *data, size_t len, asb_error_
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return asb_err_sys(err, errno, "create %s", path);
-    int rc = write_all(fd, data, len) == 0 ? 0 : asb_err_sys(err, errno, "write %s", path);
+    int rc = sup_write_all(fd, data, len) == 0 ? 0 : asb_err_sys(err, errno, "write %s", path);
     close(fd);
     return rc;
 }
@@ -278,7 +256,7 @@ static int copy_in(const char *src, const char *dst, asb_error_t *err)
         }
         if (r == 0)
             break;
-        if (write_all(out, buf, (size_t)r) < 0) {
+        if (sup_write_all(out, buf, (size_t)r) < 0) {
             rc = asb_err_sys(err, errno, "file-in %s: write", dst);
             break;
         }
@@ -320,7 +298,7 @@ static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
         size_t len;
         unsigned char *data = b64decode(s->stdin_b64, &len);
         int fd = data ? memfd_create("stdin", MFD_CLOEXEC) : -1;
-        if (fd < 0 || write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+        if (fd < 0 || sup_write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
             free(data);
             return asb_err(err, -EIO, "stdin: staging failed");
         }
@@ -343,7 +321,7 @@ __attribute__((noreturn)) static void child_fail(const char *prefix, const char 
     char buf[700];
     int n = snprintf(buf, sizeof(buf), "%s%s", prefix, msg);
     if (n > 0)
-        write_all(3, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+        sup_write_all(3, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
     _exit(code);
 }
 
@@ -382,7 +360,7 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
     asb_wire_free(&o);
     if (!js)
         child_fail("error:", "attestation", 125);
-    write_all(3, js, strlen(js) + 1); /* with its NUL terminator */
+    sup_write_all(3, js, strlen(js) + 1); /* with its NUL terminator */
     free(js);
     char c = 0;
     ssize_t n;
@@ -447,37 +425,12 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     return why[0] == '\0';
 }
 
-static int read_attestation(int fd, char *buf, size_t size)
-{
-    size_t len = 0;
-    uint64_t deadline = now_ms() + ASB_SETUP_TIMEOUT_MS;
-    while (len < size - 1) {
-        uint64_t t = now_ms();
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int r = t >= deadline ? 0 : poll(&p, 1, (int)(deadline - t));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        ssize_t n = read(fd, buf + len, 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (buf[len] == '\0')
-            return (int)len;
-        len++;
-    }
-    buf[len] = '\0';
-    return -EPROTO;
-}
-
 /* The host's verdict on the attach stream: 'g' go, anything else or its end: abort. */
 static bool wait_verdict(void)
 {
-    uint64_t deadline = now_ms() + ASB_SETUP_TIMEOUT_MS;
+    uint64_t deadline = sup_now_ms() + ASB_SETUP_TIMEOUT_MS;
     for (;;) {
-        uint64_t t = now_ms();
+        uint64_t t = sup_now_ms();
         struct pollfd p = {.fd = 0, .events = POLLIN};
         int r = t >= deadline ? 0 : poll(&p, 1, (int)(deadline - t));
         if (r < 0 && errno == EINTR)
@@ -532,20 +485,6 @@ static void pump(cstream_t *s, cstate_t *st, bool until_eof)
     s->fd = -1;
 }
 
-static void reap(cstate_t *st)
-{
-    for (;;) {
-        int status;
-        pid_t p = waitpid(-1, &status, WNOHANG);
-        if (p <= 0)
-            return;
-        if (p == st->workload) {
-            st->status = status;
-            st->done = true;
-        }
-    }
-}
-
 /* Requested outputs into <io_dir>/o/<nonce>: only regular files with one link, within the cap,
  * opened without following links and without blocking (a FIFO must not hang us). */
 static void stage_outputs(const cspec_t *s, asb_wire_buf_t *refused)
@@ -583,7 +522,7 @@ static void stage_outputs(const cspec_t *s, asb_wire_buf_t *refused)
             ssize_t n = 0;
             while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0 &&
                    (total += (uint64_t)n) <= s->file_out_bytes &&
-                   write_all(out, buf, (size_t)n) == 0)
+                   sup_write_all(out, buf, (size_t)n) == 0)
                 ;
             if (out < 0 || n < 0 || total > s->file_out_bytes) {
                 why = total > s->file_out_bytes ? "larger than the file-out cap" : "copy failed";
@@ -643,7 +582,7 @@ int sup_container_main(void)
     close(stdin_fd), close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
 
     char att[8192], why[512];
-    if (read_attestation(attp[0], att, sizeof(att)) < 0) {
+    if (sup_read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS) < 0) {
         kill_all();
         return fatal(spec.nonce,
                      strncmp(att, "error:", 6) == 0 ? att + 6 : "the workload sent no attestation");
@@ -672,7 +611,7 @@ int sup_container_main(void)
         return 125; /* the host refused the attestation or went away */
     }
     close(gop[1]);
-    uint64_t deadline = now_ms() + spec.timeout_ms;
+    uint64_t deadline = sup_now_ms() + spec.timeout_ms;
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
     cstream_t out = {.fd = outp[0], .type = ASB_FRAME_STDOUT};
@@ -685,11 +624,11 @@ int sup_container_main(void)
                               {.fd = sfd, .events = POLLIN},
                               {.fd = hostfd, .events = POLLIN},
                               {.fd = attfd, .events = POLLIN}};
-        uint64_t t = now_ms();
+        uint64_t t = sup_now_ms();
         int r = poll(p, 5, t >= deadline ? 0 : (int)(deadline - t));
         if (r < 0 && errno != EINTR)
             break;
-        if (now_ms() >= deadline && !st.timed_out) {
+        if (sup_now_ms() >= deadline && !st.timed_out) {
             st.timed_out = true;
             kill_all();
         }
@@ -706,7 +645,7 @@ int sup_container_main(void)
                     st.host_abort = true;
                     kill_all();
                 }
-            reap(&st);
+            sup_reap_workload(st.workload, &st.status, &st.done);
         }
         if (p[3].revents) {
             /* The host only ever speaks once; more input or the end of it means it is gone. */

@@ -57,31 +57,11 @@ const char *__asan_default_options(void)
 }
 #endif
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void kill_all(run_state_t *st)
 {
     /* From PID 1 of the namespace, -1 means every other process in it. */
     kill(-1, SIGKILL);
     st->killed_all = true;
-}
-
-static void write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* host gone: the run ends anyway */
-        p += w;
-        n -= (size_t)w;
-    }
 }
 
 /* Forward what is readable now; exactly `cap` bytes reach the host, never more. */
@@ -106,7 +86,7 @@ static void pump(stream_t *s, run_state_t *st, bool until_eof)
         uint64_t room = s->sent < cap ? cap - s->sent : 0;
         size_t fwd = (uint64_t)n < room ? (size_t)n : (size_t)room;
         if (fwd)
-            write_all(s->out, buf, fwd);
+            sup_write_all(s->out, buf, fwd); /* host gone: the run ends anyway */
         s->sent += fwd;
         if ((size_t)n > fwd && !s->truncated) {
             s->truncated = true;
@@ -119,55 +99,6 @@ static void pump(stream_t *s, run_state_t *st, bool until_eof)
 closed:
     close(s->fd);
     s->fd = -1;
-}
-
-static void reap(run_state_t *st)
-{
-    for (;;) {
-        int status;
-        pid_t p = waitpid(-1, &status, WNOHANG);
-        if (p <= 0)
-            return;
-        if (p == st->workload) {
-            st->workload_status = status;
-            st->workload_done = true;
-        }
-    }
-}
-
-/* Read the attestation (up to its NUL terminator) or a setup error from the workload. Reads in
- * chunks: after the NUL the workload writes nothing until it has our go (it blocks on the go
- * pipe), so no byte after the terminator can be consumed here. One byte per read cost ~0.5 ms. */
-static int read_attestation(int fd, char *buf, size_t size, int timeout_ms)
-{
-    size_t len = 0;
-    uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
-    while (len < size - 1) {
-        uint64_t t = now_ms();
-        if (t >= deadline) {
-            buf[len] = '\0';
-            return -ETIMEDOUT;
-        }
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int r = poll(&p, 1, (int)(deadline - t));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            buf[len] = '\0';
-            return -ETIMEDOUT;
-        }
-        ssize_t n = read(fd, buf + len, size - 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        char *nul = memchr(buf + len, '\0', (size_t)n);
-        if (nul)
-            return nul + 1 == buf + len + n ? (int)(nul - buf) : -EPROTO; /* nothing after it */
-        len += (size_t)n;
-    }
-    buf[len] = '\0';
-    return -EPROTO;
 }
 
 static void send_exit(int ctl, run_state_t *st, stream_t *out, stream_t *err)
@@ -330,7 +261,7 @@ int main(int argc, char **argv)
     close(outp[1]), close(errp[1]), close(attp[1]), close(jobsk[1]);
 
     char att[8192] = "";
-    int alen = read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
+    int alen = sup_read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
     if (alen < 0) {
         kill_all(&st);
         if (strncmp(att, "error:", 6) == 0)
@@ -366,7 +297,7 @@ int main(int argc, char **argv)
         bool abort_run = false;
         while (read(sfd, &si, sizeof(si)) == sizeof(si))
             abort_run |= (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && si.ssi_pid == 0;
-        reap(&st);
+        sup_reap_workload(st.workload, &st.workload_status, &st.workload_done);
         if (abort_run) {
             kill_all(&st);
             return 125;
@@ -402,7 +333,7 @@ int main(int argc, char **argv)
         return fatal(&spec, "cannot release the workload");
     }
     close(jfds[0]), close(jfds[1]), close(jobsk[0]);
-    uint64_t deadline = now_ms() + spec.timeout_ms;
+    uint64_t deadline = sup_now_ms() + spec.timeout_ms;
 
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
@@ -415,14 +346,16 @@ int main(int argc, char **argv)
                               {.fd = sfd, .events = POLLIN},
                               {.fd = ctl, .events = POLLIN},
                               {.fd = attfd, .events = POLLIN}};
-        uint64_t t = now_ms();
+        uint64_t t = sup_now_ms();
         int timeout = t >= deadline ? 0 : (int)(deadline - t);
         int r = poll(p, 5, timeout);
         if (r < 0 && errno != EINTR)
             break;
         if (r > 0 && p[2].revents)
-            reap(&st); /* a workload that ended right at the deadline did not time out */
-        if (!st.workload_done && now_ms() >= deadline && !st.timed_out) {
+            sup_reap_workload(st.workload, &st.workload_status,
+                              &st.workload_done); /* a workload that ended right at the deadline did
+                                                     not time out */
+        if (!st.workload_done && sup_now_ms() >= deadline && !st.timed_out) {
             st.timed_out = true;
             kill_all(&st);
         }
@@ -442,7 +375,7 @@ int main(int argc, char **argv)
                     kill_all(&st);
                 }
             }
-            reap(&st);
+            sup_reap_workload(st.workload, &st.workload_status, &st.workload_done);
         }
         if (p[3].revents) {
             char buf[256];

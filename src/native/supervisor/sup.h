@@ -91,6 +91,16 @@ void sup_collect_exec_error(int attfd, char *buf, size_t size, size_t len);
 /* Wait for children until none is left (after kill(-1) from PID 1). */
 void sup_reap_all(void);
 
+/* attend.c: shared by both modes. */
+uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
+/* Write all of buf, retrying EINTR; -1 when the reader is gone. */
+int sup_write_all(int fd, const void *buf, size_t n);
+/* The workload's attestation up to its NUL terminator (its length), or a setup error in buf
+ * (-EPROTO, or -ETIMEDOUT after timeout_ms); bytes after the NUL are a protocol error. */
+int sup_read_attestation(int fd, char *buf, size_t size, int timeout_ms);
+/* Reap every child that has ended (WNOHANG); the workload's wait status into *status, *done. */
+void sup_reap_workload(pid_t workload, int *status, bool *done);
+
 /* execve argv[0], searched in the PATH of env (not ours) when it has no '/'; returns errno. */
 int sup_exec_in_path(char **argv, char **env);
 

@@ -216,18 +216,6 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     asb_wire_put_str(o, "pid_ns", ns);
 }
 
-static void write_all(int fd, const char *s, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, s, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        s += w;
-        len -= (size_t)w;
-    }
-}
 
 /* "g" and exactly two fds (the job's spec, its stdin), or -1. */
 static int recv_job(int sock, int fds[2])
@@ -247,7 +235,7 @@ __attribute__((noreturn)) static void fail(int fd, const char *prefix, const cha
     char buf[1200];
     int n = snprintf(buf, sizeof(buf), "%s%s", prefix, msg);
     if (n > 0)
-        write_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+        sup_write_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
     _exit(code);
 }
 
@@ -341,12 +329,12 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     asb_wire_free(&o);
     if (!s)
         fail(att, "error:", "attestation", 125);
-    write_all(att, s, strlen(s));
+    sup_write_all(att, s, strlen(s));
     free(s);
     /* The end of the attestation is a zero byte; then wait for the job: "g" with its spec and
      * its stdin (SCM_RIGHTS), sent by the supervisor once the host has checked the attestation
      * and the files are in. Anything else ends us before anything runs. */
-    write_all(att, "", 1);
+    sup_write_all(att, "", 1);
     int jfd[2] = {-1, -1};
     if (recv_job(4, jfd) < 0)
         _exit(125);

@@ -1,0 +1,81 @@
+/* attend.c - attending the workload, for the native and the container mode alike: reading its
+ * attestation, reaping it, and the clock and write loop both modes' relays use. */
+#include "native/supervisor/sup.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t sup_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int sup_write_all(int fd, const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads in chunks: after the NUL the workload writes nothing until it has its go (it blocks
+ * waiting for it), so no byte after the terminator can be consumed here. One byte per read cost
+ * ~0.5 ms. */
+int sup_read_attestation(int fd, char *buf, size_t size, int timeout_ms)
+{
+    size_t len = 0;
+    uint64_t deadline = sup_now_ms() + (uint64_t)timeout_ms;
+    while (len < size - 1) {
+        uint64_t t = sup_now_ms();
+        if (t >= deadline) {
+            buf[len] = '\0';
+            return -ETIMEDOUT;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, (int)(deadline - t));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            buf[len] = '\0';
+            return -ETIMEDOUT;
+        }
+        ssize_t n = read(fd, buf + len, size - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        char *nul = memchr(buf + len, '\0', (size_t)n);
+        if (nul)
+            return nul + 1 == buf + len + n ? (int)(nul - buf) : -EPROTO; /* nothing after it */
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    return -EPROTO;
+}
+
+void sup_reap_workload(pid_t workload, int *status, bool *done)
+{
+    for (;;) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p <= 0)
+            return;
+        if (p == workload) {
+            *status = st;
+            *done = true;
+        }
+    }
+}
