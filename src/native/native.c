@@ -416,6 +416,18 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
     }
 }
 
+/* One waiting message from the supervisor, handled; false when none could be read. */
+static bool take_message(native_run_t *r)
+{
+    int fd;
+    json_t *m = asb_native_recv(r->ctl[0], &fd);
+    if (!m)
+        return false;
+    handle_message(r, m, fd);
+    json_decref(m);
+    return true;
+}
+
 static void drain_output(native_run_t *r, int timeout_ms)
 {
     double end = now_s() + timeout_ms / 1000.0;
@@ -473,18 +485,9 @@ static void event_loop(native_run_t *r)
             break;
         if (rc <= 0)
             continue;
-        if (p[0].revents & POLLIN) {
-            int fd;
-            json_t *m = asb_native_recv(r->ctl[0], &fd);
-            if (m) {
-                handle_message(r, m, fd);
-                json_decref(m);
-            } else if (p[0].revents & (POLLHUP | POLLERR)) {
-                close_fd(&r->ctl[0]); /* peer gone and nothing left to read: stop polling it */
-            }
-        } else if (p[0].revents & (POLLHUP | POLLERR)) {
-            close_fd(&r->ctl[0]);
-        }
+        bool got = (p[0].revents & POLLIN) && take_message(r);
+        if (!got && (p[0].revents & (POLLHUP | POLLERR)))
+            close_fd(&r->ctl[0]); /* peer gone and nothing left to read: stop polling it */
         for (int i = 1; i <= 2; i++) {
             int *fd = i == 2 ? &r->err[0] : &r->out[0];
             if (*fd >= 0 && p[i].revents &&
@@ -513,16 +516,8 @@ static void event_loop(native_run_t *r)
         }
     }
     /* Late messages (the exit report) and the last output. */
-    if (r->ctl[0] >= 0) {
-        for (;;) {
-            int fd;
-            json_t *m = asb_native_recv(r->ctl[0], &fd);
-            if (!m)
-                break;
-            handle_message(r, m, fd);
-            json_decref(m);
-        }
-    }
+    while (r->ctl[0] >= 0 && take_message(r))
+        ;
     drain_output(r, 2000);
 }
 
@@ -698,15 +693,8 @@ static int wait_attested(native_run_t *r, asb_error_t *err)
             continue;
         if (n < 0)
             return asb_err_sys(err, errno, "waiting for the sandbox");
-        if (p[0].revents & POLLIN) {
-            int fd;
-            json_t *m = asb_native_recv(r->ctl[0], &fd);
-            if (m) {
-                handle_message(r, m, fd);
-                json_decref(m);
-                continue;
-            }
-        }
+        if ((p[0].revents & POLLIN) && take_message(r))
+            continue;
         if (p[1].revents || (p[0].revents & (POLLHUP | POLLERR)))
             break; /* it ended: its error message, if any, was read above */
     }
