@@ -14,30 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct membuf {
-    unsigned char *data;
-    size_t len, cap;
-} membuf_t;
-
-static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_t n)
-{
-    (void)a;
-    membuf_t *m = arg;
-    if (m->len + n > m->cap) {
-        size_t nc = m->cap ? m->cap : 65536;
-        while (nc < m->len + n)
-            nc *= 2;
-        unsigned char *nd = realloc(m->data, nc);
-        if (!nd)
-            return -1;
-        m->data = nd;
-        m->cap = nc;
-    }
-    memcpy(m->data + m->len, buf, n);
-    m->len += n;
-    return (la_ssize_t)n;
-}
-
 static int write_fd_content(const asb_dl_t *dl, struct archive *a, int fd, size_t len)
 {
     unsigned char buf[65536];
@@ -59,7 +35,7 @@ static int write_fd_content(const asb_dl_t *dl, struct archive *a, int fd, size_
 int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_in_t *files,
                          size_t n_files, unsigned char **tar, size_t *tar_len, asb_error_t *err)
 {
-    membuf_t m = {0};
+    asb_dl_membuf_t m = {0};
     asb_dl_t L;
     const asb_dl_t *dl = &L;
     int rc = asb_dl_open(&L, err);
@@ -73,7 +49,7 @@ int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_i
     }
     dl->archive_write_set_format_pax_restricted(a);
     dl->archive_write_set_bytes_in_last_block(a, 1);
-    if (dl->archive_write_open(a, &m, NULL, mem_write, NULL) != ARCHIVE_OK) {
+    if (dl->archive_write_open(a, &m, NULL, asb_dl_membuf_write, NULL) != ARCHIVE_OK) {
         rc = asb_err(err, -EIO, "tar: %s", dl->archive_error_string(a));
         goto out;
     }

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The sonames the build linked against (Debian: libcurl4, libarchive13). */
@@ -155,4 +156,23 @@ void asb_dl_close(asb_dl_t *dl)
     if (dl->archive_so)
         dlclose(dl->archive_so);
     memset(dl, 0, sizeof(*dl));
+}
+
+la_ssize_t asb_dl_membuf_write(struct archive *a, void *buf, const void *data, size_t n)
+{
+    (void)a;
+    asb_dl_membuf_t *m = buf;
+    if (m->len + n > m->cap) {
+        size_t nc = m->cap ? m->cap : 65536;
+        while (nc < m->len + n)
+            nc *= 2;
+        unsigned char *nd = realloc(m->data, nc);
+        if (!nd)
+            return -1;
+        m->data = nd;
+        m->cap = nc;
+    }
+    memcpy(m->data + m->len, data, n);
+    m->len += n;
+    return (la_ssize_t)n;
 }

@@ -64,6 +64,13 @@ typedef struct asb_dl {
     la_int64_t (*archive_entry_size)(struct archive_entry *);
 } asb_dl_t;
 
+/* A tar written to memory: archive_write_open(a, &buf, NULL, asb_dl_membuf_write, NULL). */
+typedef struct asb_dl_membuf {
+    unsigned char *data;
+    size_t len, cap;
+} asb_dl_membuf_t;
+la_ssize_t asb_dl_membuf_write(struct archive *a, void *buf, const void *data, size_t n);
+
 /* Load both libraries and every function above; a missing one is an error naming it. */
 int asb_dl_open(asb_dl_t *dl, asb_error_t *err);
 void asb_dl_close(asb_dl_t *dl);

@@ -22,16 +22,11 @@
 
 #define IMAGE_MAX_LIBS 256
 
-typedef struct membuf {
-    unsigned char *data;
-    size_t len, cap;
-} membuf_t;
-
 typedef struct image_build {
     asb_dl_t dl;
     struct archive *a;
     struct archive_entry *e;
-    membuf_t tar;
+    asb_dl_membuf_t tar;
     char *dirs_seen[IMAGE_MAX_LIBS]; /* parent directories already in the tar */
     size_t n_dirs_seen;
     size_t n_files;
@@ -39,25 +34,6 @@ typedef struct image_build {
     asb_error_t *err;
     int rc;
 } image_build_t;
-
-static la_ssize_t mem_write(struct archive *a, void *arg, const void *buf, size_t n)
-{
-    (void)a;
-    membuf_t *m = arg;
-    if (m->len + n > m->cap) {
-        size_t nc = m->cap ? m->cap : (1u << 20);
-        while (nc < m->len + n)
-            nc *= 2;
-        unsigned char *nd = realloc(m->data, nc);
-        if (!nd)
-            return -1;
-        m->data = nd;
-        m->cap = nc;
-    }
-    memcpy(m->data + m->len, buf, n);
-    m->len += n;
-    return (la_ssize_t)n;
-}
 
 static int add_dir(image_build_t *b, const char *path, mode_t perm)
 {
@@ -267,7 +243,7 @@ static int python_stdlib(char *out, size_t len, asb_error_t *err)
     return 0;
 }
 
-static int import_image(const char *image, const membuf_t *tar, asb_error_t *err)
+static int import_image(const char *image, const asb_dl_membuf_t *tar, asb_error_t *err)
 {
     char repo[256], tag[128] = "latest";
     snprintf(repo, sizeof(repo), "%s", image);
@@ -325,7 +301,7 @@ int asb_docker_image_build(const char *image, char **report, asb_error_t *err)
         goto out;
     }
     dl->archive_write_set_format_pax_restricted(b.a);
-    if (dl->archive_write_open(b.a, &b.tar, NULL, mem_write, NULL) != ARCHIVE_OK) {
+    if (dl->archive_write_open(b.a, &b.tar, NULL, asb_dl_membuf_write, NULL) != ARCHIVE_OK) {
         rc = asb_err(err, -EIO, "image tar: %s", dl->archive_error_string(b.a));
         goto out;
     }
