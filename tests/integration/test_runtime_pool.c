@@ -446,6 +446,28 @@ static void test_pool_threads(void **state)
     asb_pool_free(pool);
 }
 
+/* The pool's thread waits as SCHED_BATCH (pool.c); the sandboxes it prepares must not inherit
+ * that: a pooled program runs under the same policy as a cold one (SCHED_OTHER, 0). */
+static void test_pool_program_policy_is_normal(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 1);
+    for (int i = 0; i < 3; i++) {
+        wait_ready(pool, 1);
+        usleep(20000); /* the thread is back to waiting (batch) before the run takes one */
+        asb_result_t r;
+        asb_error_t err;
+        int rc = pool_code(pool, "import os; print(os.sched_getscheduler(0))", NULL, 10, &r, &err);
+        if (rc != 0 || r.status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r.out, "0\n"))
+            rt_dump("pooled policy", &r);
+        assert_int_equal(rc, 0);
+        assert_true(r.prepared);
+        assert_true(rt_bytes_eq(&r.out, "0\n"));
+        asb_result_free(&r);
+    }
+    asb_pool_free(pool);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -459,6 +481,7 @@ int main(void)
         RT_TEST(test_pool_dead_sandbox_not_used),
         RT_TEST(test_pool_threads),
         RT_TEST(test_pool_sandboxes_share_nothing),
+        RT_TEST(test_pool_program_policy_is_normal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
