@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -84,16 +83,6 @@ child_main(const asb_child_args_t *a)
         ;
     if (got != 1)
         child_exit(125); /* the host went away before releasing us */
-    /* Join the run's v1 cgroups ourselves: a task moving its own single thread skips the
-     * global rwsem (and its RCU grace period) that a move by another process takes. Nothing of
-     * the run exists yet, so nothing escapes the limits; failing here ends the run. */
-    for (int i = 0; i < a->n_join; i++) {
-        if (SYS3(SYS_write, a->join_fds[i], "0", 1) != 1) {
-            child_sys(SYS_sendto, a->ctl_w, (long)a->join_err, (long)a->join_err_len, MSG_NOSIGNAL,
-                      0);
-            child_exit(125);
-        }
-    }
     /* vm.memfd_noexec is per pid namespace but only global root may write it through /proc/sys:
      * set it for our new pid namespace now, while we still carry the host's uid 0. 2 = no
      * executable memfd (code written at run time cannot be exec'd via memfd + execveat). The

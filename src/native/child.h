@@ -9,9 +9,9 @@
 #define ASB_NATIVE_CHILD_H
 
 #include "core/limits.h"
-#include "native/cgroup.h"
 
 #include <linux/sched.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -21,11 +21,6 @@
 typedef struct asb_child_args {
     int sync_r; /* the host's release ("x" once the id maps are written) */
     int sync_w; /* the host's end, closed first: a host gone before the release reads as EOF */
-    int ctl_w;  /* where a failed cgroup join is reported (join_err) */
-    int join_fds[ASB_CGROUP_MAX_HIERARCHIES]; /* v1: the run's tasks files */
-    int n_join;
-    char join_err[256]; /* a ready wire.h message: the child may only send bytes */
-    size_t join_err_len;
     bool memfd_noexec;
     int dumpable; /* the caller's PR_GET_DUMPABLE, restored on the memory we share (see child.c) */
     /* Become fds 0..n-1 of the supervisor, the last one being the supervisor binary (exec'd

@@ -53,8 +53,9 @@ static bool is_type(const char *buf, size_t n, const char *want)
            r.vlen == strlen(want) && memcmp(r.val, want, r.vlen) == 0;
 }
 
-int sup_recv_fd(int ctl, const char *want, int timeout_ms)
+int sup_recv_fds(int ctl, const char *want, int timeout_ms, int *fds, size_t max, size_t *n_fds)
 {
+    *n_fds = 0;
     struct pollfd p = {.fd = ctl, .events = POLLIN};
     int r;
     while ((r = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
@@ -62,35 +63,40 @@ int sup_recv_fd(int ctl, const char *want, int timeout_ms)
     if (r <= 0)
         return -ETIMEDOUT;
     char buf[256];
-    int fd = -1;
-    size_t nfd = 0;
-    ssize_t n = asb_fd_recv(ctl, buf, sizeof(buf), 0, &fd, 1, &nfd);
-    if (n > 0 && nfd == 1 && is_type(buf, (size_t)n, want))
-        return fd;
-    if (nfd)
-        close(fd);
+    size_t got = 0;
+    ssize_t n = asb_fd_recv(ctl, buf, sizeof(buf), 0, fds, max, &got);
+    if (n > 0 && is_type(buf, (size_t)n, want)) {
+        *n_fds = got;
+        return 0;
+    }
+    for (size_t i = 0; i < got; i++)
+        close(fds[i]);
     return -EPROTO;
 }
 
-int sup_wait_for(int ctl, const char *want, int timeout_ms)
+int sup_recv_fd(int ctl, const char *want, int timeout_ms)
 {
-    struct pollfd p = {.fd = ctl, .events = POLLIN};
-    for (;;) {
-        int r = poll(&p, 1, timeout_ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return 0; /* no answer in time: treated as abort */
-        char buf[256];
-        ssize_t n = recv(ctl, buf, sizeof(buf), 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        return is_type(buf, (size_t)n, want) ? 1 : 0;
+    int fd = -1;
+    size_t n = 0;
+    if (sup_recv_fds(ctl, want, timeout_ms, &fd, 1, &n) < 0)
+        return -EPROTO;
+    if (n == 1)
+        return fd;
+    return -EPROTO;
+}
+
+int sup_join_cgroup(int ctl, int timeout_ms)
+{
+    int fds[ASB_CGROUP_MAX_HIERARCHIES];
+    size_t n = 0;
+    int rc = sup_recv_fds(ctl, "cgroup_ready", timeout_ms, fds, ASB_CGROUP_MAX_HIERARCHIES, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* "0": this thread (we have no other), by the fd's opener's permission. */
+        if (rc == 0 && write(fds[i], "0", 1) != 1)
+            rc = -errno;
+        close(fds[i]);
     }
+    return rc;
 }
 
 int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds)

@@ -191,11 +191,15 @@ int main(int argc, char **argv)
     if (wsfd < 0 || sup_send_fd(ctl, spec.nonce, "workspace", wsfd) < 0)
         return fatal(&spec, "cannot hand the workspace to the host");
     close(wsfd);
-    /* The host moves us into the run's cgroup while we build the root (on cgroup v1 the move
-     * waits for an RCU grace period; overlapping hides it). Nothing that counts against the
-     * run's limits happens before: files in and the workload come after. */
-    if (sup_wait_for(ctl, "cgroup_ready", ASB_SETUP_TIMEOUT_MS) != 1)
-        return fatal(&spec, "the host did not confirm the cgroup");
+    /* Into the run's cgroup (v2: we were cloned into it; v1: the host made it while we built
+     * the root and sends its tasks files). Nothing that counts against the run's limits
+     * happens before: files in and the workload come after, and the host checks that we are
+     * in it before it lets the workload run. */
+    int joined = sup_join_cgroup(ctl, ASB_SETUP_TIMEOUT_MS);
+    if (joined < 0) {
+        asb_err(&err, joined, "cannot join the run's cgroup (%s)", strerror(-joined));
+        return fatal(&spec, err.message);
+    }
     /* Rooting a cgroup namespace
      * here shows the workload "/" and none of the host's cgroup paths. */
     if (unshare(CLONE_NEWCGROUP) < 0) {

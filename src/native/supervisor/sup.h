@@ -47,10 +47,14 @@ int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err);
 int sup_send_msg(int ctl, const char *nonce, const char *type, asb_wire_buf_t *body);
 int sup_send_fd(int ctl, const char *nonce, const char *type, int fd);
 int sup_send_error(int ctl, const char *nonce, const char *message);
-/* Wait for a message of type `want` (1); anything else, a hangup or the timeout is 0. */
-int sup_wait_for(int ctl, const char *want, int timeout_ms);
-/* Receive a message of type `want` carrying an fd; returns the fd or a negative code. */
+/* Receive a message of type `want` carrying up to `max` fds (*n_fds of them); 0, or a negative
+ * code for anything else, a hangup or the timeout (no fds are left open then). */
+int sup_recv_fds(int ctl, const char *want, int timeout_ms, int *fds, size_t max, size_t *n_fds);
+/* Receive a message of type `want` carrying exactly one fd; returns the fd or a negative code. */
 int sup_recv_fd(int ctl, const char *want, int timeout_ms);
+/* The run's cgroup: the host's "cgroup_ready", with the run's v1 `tasks` files (none on v2,
+ * where we were cloned into it), each of which we join by writing "0". 0 or a negative code. */
+int sup_join_cgroup(int ctl, int timeout_ms);
 /* The job: a "job" message carrying [job spec, stdin, files in...] (SCM_RIGHTS). Waits for it
  * without a timeout (a prepared sandbox waits as long as the host holds it); -EINTR when `watch`
  * (the signalfd) became readable first, so the caller can look at it and wait again. */

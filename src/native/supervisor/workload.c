@@ -216,7 +216,6 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     asb_wire_put_str(o, "pid_ns", ns);
 }
 
-
 /* "g" and exactly two fds (the job's spec, its stdin), or -1. */
 static int recv_job(int sock, int fds[2])
 {
