@@ -63,6 +63,27 @@ static void test_other_places_refused(void **state)
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), utf8, 1)));
 }
 
+/* Strings the entries do not point at (a format extension we do not know) are judged too: a
+ * path anywhere after a NUL, also after several NULs, is refused unless visible; bytes that only
+ * look like the start of a path (one '/', or control bytes) are not paths. */
+static void test_strings_beyond_entries(void **state)
+{
+    (void)state;
+    char buf[512];
+    const char *ok[] = {"/usr/lib/x86_64-linux-gnu/libm.so.6"};
+    size_t len = build(buf, sizeof(buf), ok, 1);
+    static const char hidden[] = "\0\0\0/opt/hidden/lib/libq.so";
+    memcpy(buf + len, hidden, sizeof(hidden)); /* with its NUL */
+    assert_false(sup_ld_cache_paths_visible(buf, len + sizeof(hidden)));
+    static const char one[] = "/opt/hidden/lib/libq.so";
+    memcpy(buf + len, one, sizeof(one)); /* right after the last entry's NUL */
+    assert_false(sup_ld_cache_paths_visible(buf, len + sizeof(one)));
+    assert_true(sup_ld_cache_paths_visible(buf, len + sizeof(one) - 1)); /* no NUL: no string */
+    static const char notpath[] = "/x\0/opt\x01/y/z\0/usr/lib/w.so";
+    memcpy(buf + len, notpath, sizeof(notpath));
+    assert_true(sup_ld_cache_paths_visible(buf, len + sizeof(notpath)));
+}
+
 static void test_unknown_format_refused(void **state)
 {
     (void)state;
@@ -105,6 +126,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usr_and_lib_only),
         cmocka_unit_test(test_other_places_refused),
+        cmocka_unit_test(test_strings_beyond_entries),
         cmocka_unit_test(test_unknown_format_refused),
         cmocka_unit_test(test_real_cache_if_present),
     };
