@@ -2,7 +2,7 @@
 #include "core/error.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
+#include <resolv.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,12 +78,17 @@ json_t *asb_json_base64(const unsigned char *buf, size_t len)
     if (len > (size_t)INT32_MAX / 2)
         return NULL;
     size_t outlen = 4 * ((len + 2) / 3) + 1;
-    unsigned char *out = malloc(outlen);
+    char *out = malloc(outlen);
     if (!out)
         return NULL;
-    int n = len ? EVP_EncodeBlock(out, buf, (int)len) : 0;
+    /* glibc's encoder (libresolv): RFC 4648 alphabet, '=' padding, no line breaks. */
+    int n = len ? b64_ntop(buf, len, out, outlen) : 0;
+    if (n < 0) {
+        free(out);
+        return NULL;
+    }
     out[n] = '\0';
-    json_t *s = json_stringn((const char *)out, (size_t)n);
+    json_t *s = json_stringn(out, (size_t)n);
     free(out);
     return s;
 }

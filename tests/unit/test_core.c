@@ -271,6 +271,21 @@ static void test_json_odd_bytes(void **state)
     asb_result_free(&r);
 }
 
+/* RFC 4648's test vectors: padding and alphabet as every decoder expects. */
+static void test_base64_vectors(void **state)
+{
+    (void)state;
+    static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar", "\xff\xfe"};
+    static const char *const out[] = {"",         "Zg==",     "Zm8=",     "Zm9v",
+                                      "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy", "//4="};
+    for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+        json_t *s = asb_json_base64((const unsigned char *)in[i], strlen(in[i]));
+        assert_non_null(s);
+        assert_string_equal(json_string_value(s), out[i]);
+        json_decref(s);
+    }
+}
+
 static void test_utf8_validator(void **state)
 {
     (void)state;
@@ -350,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_profile_table),
         cmocka_unit_test(test_plain_names),
         cmocka_unit_test(test_json_odd_bytes),
+        cmocka_unit_test(test_base64_vectors),
         cmocka_unit_test(test_utf8_validator),
         cmocka_unit_test(test_exit_status_mapping),
         cmocka_unit_test(test_owner_tag_stable),
