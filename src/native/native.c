@@ -68,6 +68,7 @@ struct native_run {
     char **file_names;
     pid_t pid;
     int pidfd;
+    int mnt_ns; /* prepared sandboxes: their mount namespace, so its teardown can wait */
     asb_child_args_t child_args; /* the child's snapshot: never written once it runs */
     asb_child_t child;
     int ws_fd;
@@ -675,7 +676,7 @@ static void run_cleanup(native_run_t *r)
     }
     int *fds[] = {&r->sup_fd,  &r->spec_fd, &r->stdin_fd, &r->ctl[0], &r->ctl[1],
                   &r->out[0],  &r->out[1],  &r->err[0],   &r->err[1], &r->sync[0],
-                  &r->sync[1], &r->pidfd,   &r->ws_fd};
+                  &r->sync[1], &r->pidfd,   &r->ws_fd,    &r->mnt_ns};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
         close_fd(fds[i]);
     for (size_t i = 0; i < r->n_file_fds; i++)
@@ -726,7 +727,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     r->plan = tmpl;
     snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
     snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
-    r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = -1;
+    r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = r->mnt_ns = -1;
     r->ctl[0] = r->ctl[1] = r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
     r->sync[0] = r->sync[1] = -1;
     asb_capbuf_init(&r->cap_out, tmpl->limits.output_bytes);
@@ -794,7 +795,7 @@ static void free_run(native_run_t *r)
 
 /* The job in a prepared sandbox; consumes it. t0: when the caller's run began. */
 static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, asb_error_t *err,
-                   double t0)
+                   double t0, int *mnt_ns)
 {
     /* The job runs under the sandbox's nonce and run id; everything else is the job's (a
      * shallow copy: the caller's plan outlives the sandbox, which this call frees). */
@@ -830,6 +831,10 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     else
         read_files_out(r);
 out:
+    if (mnt_ns) {
+        *mnt_ns = r->mnt_ns;
+        r->mnt_ns = -1;
+    }
     free_run(r);
     res->duration_s = now_s() - t0;
     return rc;
@@ -846,14 +851,20 @@ int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *
         free_run(r);
         return rc;
     }
+    /* Held so that the supervisor's exit does not tear the mounts down on the run's path
+     * (asb_native_run_prepared). Our unreaped child: the pid cannot name another process. Not
+     * having it costs only time. */
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)r->pid);
+    r->mnt_ns = open(path, O_RDONLY | O_CLOEXEC);
     *out = r;
     return 0;
 }
 
 int asb_native_run_prepared(native_run_t *sb, const asb_plan_t *plan, asb_result_t *res,
-                            asb_error_t *err)
+                            asb_error_t *err, int *mnt_ns)
 {
-    return run_job(sb, plan, res, err, now_s());
+    return run_job(sb, plan, res, err, now_s(), mnt_ns);
 }
 
 bool asb_native_alive(const native_run_t *sb)
@@ -884,5 +895,5 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
         res->duration_s = now_s() - t0;
         return rc;
     }
-    return run_job(r, plan, res, err, t0);
+    return run_job(r, plan, res, err, t0, NULL);
 }

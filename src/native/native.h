@@ -16,9 +16,13 @@ typedef struct native_run asb_native_sandbox_t;
  * inodes would let two sandboxes observe and signal each other). */
 int asb_native_prepare(const asb_plan_t *tmpl, asb_native_sandbox_t **out, asb_error_t *err);
 /* Run plan in sb and free sb, whatever happens. The caller checked that plan is compatible with
- * the template sb was prepared from (core/pool.c). res->duration_s counts from this call. */
+ * the template sb was prepared from (core/pool.c). res->duration_s counts from this call.
+ * *mnt_ns (when not NULL) gets an fd of the sandbox's mount namespace, or -1: when this returns
+ * every process of the run is gone and the verdict is final, but the namespace (its mounts and
+ * tmpfs contents, reachable from nowhere else) is torn down only when the caller closes the fd;
+ * that teardown waits for an RCU grace period (~0.4 ms), which a pool does in its own thread. */
 int asb_native_run_prepared(asb_native_sandbox_t *sb, const asb_plan_t *plan, asb_result_t *res,
-                            asb_error_t *err);
+                            asb_error_t *err, int *mnt_ns);
 /* Is the prepared sandbox still waiting for its job (supervisor alive, control socket open)? */
 bool asb_native_alive(const asb_native_sandbox_t *sb);
 /* End a prepared sandbox that will not run a job: kill, wait, remove its cgroup. */

@@ -274,6 +274,28 @@ RT_UNUSED static size_t rt_count_mounts(void)
     return n;
 }
 
+/* Mount namespaces this process holds open (a pool keeps finished runs' for its thread to tear
+ * down): readlinks of /proc/self/fd that read "mnt:[...]". */
+RT_UNUSED static int rt_count_mnt_ns_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char path[300], link[64];
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+        ssize_t l = readlink(path, link, sizeof(link) - 1);
+        if (l > 0) {
+            link[l] = '\0';
+            n += strncmp(link, "mnt:[", 5) == 0;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
 typedef struct rt_snapshot {
     size_t mounts;
 } rt_snapshot_t;
@@ -314,6 +336,10 @@ RT_UNUSED static int rt_leak_teardown(void **state)
     }
     if (rt_count_our_processes(true)) {
         fprintf(stderr, "LEAK: processes left behind\n");
+        bad = 1;
+    }
+    if (rt_count_mnt_ns_fds() != 0) {
+        fprintf(stderr, "LEAK: a run's mount namespace is still held open\n");
         bad = 1;
     }
     free(s);

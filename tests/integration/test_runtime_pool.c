@@ -468,6 +468,43 @@ static void test_pool_program_policy_is_normal(void **state)
     asb_pool_free(pool);
 }
 
+/* A pooled run's mount namespace is torn down after the run returns, by the pool's thread
+ * (pool.c): never more than two wait, the thread releases them once the pool is idle, and
+ * asb_pool_free releases the rest (the teardown checks none is left). */
+static void test_pool_releases_mount_namespaces(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 1);
+    int most = 0;
+    for (int i = 0; i < 6; i++) { /* back to back: the thread never gets an idle pool */
+        asb_result_t r;
+        asb_error_t err;
+        int rc =
+            pool_code(pool, "open('/workspace/f', 'w').write('x' * 100000)", NULL, 10, &r, &err);
+        assert_int_equal(rc, 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        asb_result_free(&r);
+        int n = rt_count_mnt_ns_fds();
+        most = n > most ? n : most;
+        assert_true(n >= 0 && n <= 2);
+    }
+    fprintf(stderr, "  back to back: at most %d mount namespaces waiting\n", most);
+    assert_true(most >= 1);       /* the deferral is in force (else this test shows nothing) */
+    /* Idle now: the thread releases them, then prepares a sandbox (which holds its own). */
+    double end = rt_now() + 20.0;
+    while ((asb_pool_ready(pool) < 1 || rt_count_mnt_ns_fds() != 1) && rt_now() < end)
+        usleep(5000);
+    assert_int_equal(asb_pool_ready(pool), 1);
+    assert_int_equal(rt_count_mnt_ns_fds(), 1);
+    /* One more, left waiting for asb_pool_free. */
+    wait_ready(pool, 1);
+    asb_result_t r;
+    asb_error_t err;
+    assert_int_equal(pool_code(pool, "pass", NULL, 10, &r, &err), 0);
+    asb_result_free(&r);
+    asb_pool_free(pool);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -482,6 +519,7 @@ int main(void)
         RT_TEST(test_pool_threads),
         RT_TEST(test_pool_sandboxes_share_nothing),
         RT_TEST(test_pool_program_policy_is_normal),
+        RT_TEST(test_pool_releases_mount_namespaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
