@@ -26,8 +26,8 @@
 
 #define POOL_MAX 16
 #define POOL_RETRY_S 1 /* after a failed preparation: the host may lack something; don't spin */
-/* Mount namespaces of finished runs waiting for the thread to tear them down (see run): few, as
- * each may still hold its run's tmpfs contents in memory. */
+/* Finished runs waiting for the thread to remove them (see asb_pool_run): few, as each may still
+ * hold its run's tmpfs contents in memory. */
 #define POOL_LINGER 2
 
 struct asb_pool {
@@ -37,7 +37,7 @@ struct asb_pool {
     pthread_cond_t cv;
     asb_native_sandbox_t *ready[POOL_MAX];
     unsigned n_ready;
-    int linger[POOL_LINGER]; /* finished runs' mount namespaces, for the thread to close */
+    asb_native_sandbox_t *linger[POOL_LINGER]; /* finished runs, for the thread to remove */
     unsigned n_linger;
     unsigned in_flight; /* runs inside asb_pool_run: the thread outlives them (see free) */
     bool preparing;     /* the thread is building one right now */
@@ -86,13 +86,13 @@ static void *preparer(void *arg)
          * runs it is meant to speed up. Runs that find the pool empty prepare their own. */
         if (p->in_flight == 0 && p->n_linger > 0) {
             /* Finished runs first: their memory goes back before a new sandbox takes more. */
-            int fds[POOL_LINGER];
+            asb_native_sandbox_t *done[POOL_LINGER];
             unsigned n = p->n_linger;
-            memcpy(fds, p->linger, n * sizeof(int));
+            memcpy(done, p->linger, n * sizeof(done[0]));
             p->n_linger = 0;
             pthread_mutex_unlock(&p->mu);
             for (unsigned i = 0; i < n; i++)
-                close(fds[i]);
+                asb_native_discard(done[i]);
             pthread_mutex_lock(&p->mu);
             continue;
         }
@@ -289,23 +289,23 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
         res->prepared = sb != NULL;
         if (!sb)
             rc = asb_native_prepare(&plan, &sb, err);
-        /* The run's mount namespace outlives its processes: tearing it down waits for an RCU
-         * grace period (~0.4 ms of every pooled run when the supervisor's exit did it), so the
-         * thread does it after the run has returned. The verdict does not wait for it: every
-         * process of the run is gone and the supervisor's exit status is seen first. */
-        int mnt_ns = -1;
+        /* What is left of a finished run (an empty cgroup, a mount namespace without processes)
+         * is removed by the thread after the run has returned: unmounting waits for an RCU
+         * grace period (~0.4 ms of every pooled run when the supervisor's exit did it), and the
+         * cgroup's removal is ~0.1 ms. The verdict waits for neither: every process of the run
+         * is gone and the supervisor's exit status and the cgroup's counters are read first. */
+        asb_native_sandbox_t *remains = NULL;
         if (rc == 0)
-            rc = asb_native_run_prepared(sb, &plan, res, err, &mnt_ns);
+            rc = asb_native_run_prepared(sb, &plan, res, err, &remains);
         pthread_mutex_lock(&pool->mu);
         pool->in_flight--;
-        if (mnt_ns >= 0 && pool->n_linger < POOL_LINGER) {
-            pool->linger[pool->n_linger++] = mnt_ns;
-            mnt_ns = -1;
+        if (remains && pool->n_linger < POOL_LINGER) {
+            pool->linger[pool->n_linger++] = remains;
+            remains = NULL;
         }
         pthread_cond_broadcast(&pool->cv);
         pthread_mutex_unlock(&pool->mu);
-        if (mnt_ns >= 0)
-            close(mnt_ns); /* the thread is behind (runs back to back): this run pays */
+        asb_native_discard(remains); /* the thread is behind (runs back to back): this run pays */
     }
 done:
     asb_plan_free(&plan);
@@ -349,7 +349,7 @@ void asb_pool_free(asb_pool_t *pool)
     for (unsigned i = 0; i < n; i++)
         asb_native_discard(pool->ready[i]);
     for (unsigned i = 0; i < pool->n_linger; i++)
-        close(pool->linger[i]);
+        asb_native_discard(pool->linger[i]);
     pthread_cond_destroy(&pool->cv);
     pthread_mutex_destroy(&pool->mu);
     asb_plan_free(&pool->tmpl);

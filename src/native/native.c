@@ -795,7 +795,7 @@ static void free_run(native_run_t *r)
 
 /* The job in a prepared sandbox; consumes it. t0: when the caller's run began. */
 static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, asb_error_t *err,
-                   double t0, int *mnt_ns)
+                   double t0, native_run_t **remains)
 {
     /* The job runs under the sandbox's nonce and run id; everything else is the job's (a
      * shallow copy: the caller's plan outlives the sandbox, which this call frees). */
@@ -831,11 +831,15 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     else
         read_files_out(r);
 out:
-    if (mnt_ns) {
-        *mnt_ns = r->mnt_ns;
-        r->mnt_ns = -1;
-    }
-    free_run(r);
+    if (remains && r->sup_exited && rc == 0) {
+        /* Nothing of the run is left to end, only to remove; the caller's plan and result are
+         * no longer ours to point at. */
+        r->plan = NULL;
+        r->res = NULL;
+        memset(&r->job, 0, sizeof(r->job));
+        *remains = r;
+    } else
+        free_run(r);
     res->duration_s = now_s() - t0;
     return rc;
 }
@@ -862,9 +866,11 @@ int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *
 }
 
 int asb_native_run_prepared(native_run_t *sb, const asb_plan_t *plan, asb_result_t *res,
-                            asb_error_t *err, int *mnt_ns)
+                            asb_error_t *err, native_run_t **remains)
 {
-    return run_job(sb, plan, res, err, now_s(), mnt_ns);
+    if (remains)
+        *remains = NULL;
+    return run_job(sb, plan, res, err, now_s(), remains);
 }
 
 bool asb_native_alive(const native_run_t *sb)
@@ -878,7 +884,8 @@ bool asb_native_alive(const native_run_t *sb)
 void asb_native_discard(native_run_t *sb)
 {
     if (sb)
-        free_run(sb); /* kills the supervisor and waits for it, removes the cgroup */
+        free_run(sb); /* kills the supervisor and waits for it (if it still runs), removes the
+                       * cgroup, closes the mount namespace */
 }
 
 int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
