@@ -58,6 +58,15 @@ static void test_other_places_refused(void **state)
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), near, 1)));
     const char *libx[] = {"/libsecret-host/lib/libz.so"};
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), libx, 1)));
+    /* "." and ".." components lead out of /usr (review finding); "..." and ".x" do not. */
+    const char *dots[] = {"/usr/../opt/secret/libx.so"};
+    assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), dots, 1)));
+    const char *dot[] = {"/lib/./../home/a/liby.so"};
+    assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), dot, 1)));
+    const char *tail[] = {"/usr/lib/.."};
+    assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), tail, 1)));
+    const char *fine[] = {"/usr/lib/.../libz.so", "/usr/lib/.hidden/libw.so"};
+    assert_true(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), fine, 2)));
     /* Non-ASCII names are path bytes too (red-team bypass). */
     const char *utf8[] = {"/opt/caf\xc3\xa9/libsecret.so"};
     assert_false(sup_ld_cache_paths_visible(buf, build(buf, sizeof(buf), utf8, 1)));

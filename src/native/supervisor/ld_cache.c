@@ -4,14 +4,33 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A "." or ".." component: "/usr/../opt/x" is not under /usr (ldconfig writes configured
+ * directories as given; review finding). */
+static bool dot_component(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '/' || i + 1 >= n || s[i + 1] != '.')
+            continue;
+        size_t j = i + 2;
+        if (j < n && s[j] == '.')
+            j++;
+        if (j == n || s[j] == '/')
+            return true;
+    }
+    return false;
+}
+
 /* The places the sandbox sees the host's files anyway: /usr, and the merged-/usr links (or, on
- * a host without merged /usr, the directories bound read-only from it). */
-static bool visible_prefix(const char *s, size_t n)
+ * a host without merged /usr, the directories bound read-only from it). s: a path of n bytes
+ * (its NUL not counted). */
+static bool visible_path(const char *s, size_t n)
 {
     static const struct {
         const char *p;
         size_t len;
     } ok[] = {{"/usr/", 5}, {"/lib/", 5}, {"/lib32/", 7}, {"/lib64/", 7}, {"/libx32/", 8}};
+    if (dot_component(s, n))
+        return false;
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
         if (n >= ok[i].len && memcmp(s, ok[i].p, ok[i].len) == 0)
             return true;
@@ -40,8 +59,8 @@ static bool entries_visible(const char *buf, size_t len)
     for (uint32_t i = 0; i < nlibs; i++) {
         uint32_t value;
         memcpy(&value, buf + 48 + (size_t)i * 24 + 8, sizeof(value));
-        if (value >= len || !memchr(buf + value, '\0', len - value) ||
-            !visible_prefix(buf + value, len - value))
+        const char *nul = value < len ? memchr(buf + value, '\0', len - value) : NULL;
+        if (!nul || !visible_path(buf + value, (size_t)(nul - (buf + value))))
             return false;
     }
     return true;
@@ -61,7 +80,7 @@ bool sup_ld_cache_paths_visible(const char *buf, size_t len)
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)buf[i];
         if (c == '\0') {
-            if (cand && nested && !visible_prefix(buf + start, len - start))
+            if (cand && nested && !visible_path(buf + start, i - start))
                 return false; /* a path the sandbox would not otherwise see */
             cand = false;
             start = i + 1;
