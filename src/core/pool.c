@@ -59,18 +59,28 @@ static double now_s(void)
  * before asb_pool_run could return (measured: half of all the pool added to /bin/true). It is
  * SCHED_OTHER again before it prepares anything, so the sandbox it makes inherits the caller's
  * policy as a cold run's does. Only for a thread that began as SCHED_OTHER (switching between
- * the two needs no privilege); any other policy the caller chose is left alone. */
-static void wait_quietly(asb_pool_t *p, bool batch, const struct timespec *until)
+ * the two needs no privilege); any other policy the caller chose is left alone, and so is one
+ * set from outside while it waited (chrt -a): then it stops switching (*batch = false). False
+ * when it cannot get back to SCHED_OTHER: it must not prepare then (review finding). */
+static bool wait_quietly(asb_pool_t *p, bool *batch, const struct timespec *until)
 {
     struct sched_param sp = {.sched_priority = 0};
-    if (batch)
-        pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+    bool switched = *batch && pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp) == 0;
     if (until)
         pthread_cond_timedwait(&p->cv, &p->mu, until);
     else
         pthread_cond_wait(&p->cv, &p->mu);
-    if (batch)
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+    if (!switched)
+        return true;
+    int policy = -1;
+    struct sched_param now;
+    if (pthread_getschedparam(pthread_self(), &policy, &now) != 0)
+        return false;
+    if (policy != SCHED_BATCH) {
+        *batch = false; /* someone else's choice now */
+        return true;
+    }
+    return pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp) == 0;
 }
 
 static void *preparer(void *arg)
@@ -79,6 +89,7 @@ static void *preparer(void *arg)
     int policy = -1;
     struct sched_param sp;
     bool batch = pthread_getschedparam(pthread_self(), &policy, &sp) == 0 && policy == SCHED_OTHER;
+    bool stuck = false; /* left SCHED_BATCH: prepares nothing more (runs prepare their own) */
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         /* Prepare only while no run of this pool is in progress: preparation is kernel work
@@ -96,8 +107,8 @@ static void *preparer(void *arg)
             pthread_mutex_lock(&p->mu);
             continue;
         }
-        if (p->n_ready >= p->size || p->in_flight > 0) {
-            wait_quietly(p, batch, NULL);
+        if (p->n_ready >= p->size || p->in_flight > 0 || stuck) {
+            stuck |= !wait_quietly(p, &batch, NULL);
             continue;
         }
         p->preparing = true;
@@ -126,7 +137,7 @@ static void *preparer(void *arg)
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
             until.tv_sec += POOL_RETRY_S;
-            wait_quietly(p, batch, &until);
+            stuck |= !wait_quietly(p, &batch, &until);
         }
     }
     pthread_mutex_unlock(&p->mu);

@@ -76,7 +76,7 @@ struct native_run {
     json_t *report;
     json_t *pending_attest; /* the attestation, received while preparing; checked with the job */
     char *sup_error;
-    bool attested, released, backstop_fired, sup_exited;
+    bool attested, released, backstop_fired, sup_exited, reaped;
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
     int sup_status;       /* wait status of the supervisor */
 };
@@ -263,11 +263,12 @@ static int send_cgroup(native_run_t *r, asb_error_t *err)
         if ((n = asb_cgroup_open_self_join(&r->cg, fds, ASB_CGROUP_MAX_HIERARCHIES, err)) < 0)
             return n;
     }
-    rc = send_packet_fds(r->ctl[0], "cgroup_ready", fds, (size_t)n);
+    /* Not sent (the supervisor has failed and gone): its own error message, already queued, is
+     * what wait_attested reports. Nothing runs on a failed send: a supervisor without the
+     * message never starts its workload, and one outside the cgroup is refused (has_pid). */
+    (void)send_packet_fds(r->ctl[0], "cgroup_ready", fds, (size_t)n);
     for (int i = 0; i < n; i++)
         close(fds[i]);
-    if (rc < 0)
-        return asb_err_sys(err, -rc, "hand the run's cgroup to the supervisor");
     return 0;
 }
 
@@ -691,6 +692,20 @@ static void run_cleanup(native_run_t *r)
     asb_capbuf_free(&r->cap_err);
 }
 
+/* Leftovers of dead owners (crashed runs) go at every start: while the supervisor builds its
+ * root and the host would only wait, or, when the start failed, before giving up (leftovers may
+ * be why it failed). Best effort, never fails a run; once per run. */
+static void reap_stale(native_run_t *r)
+{
+    if (r->reaped || r->cghost.version == ASB_CGROUP_NONE)
+        return;
+    r->reaped = true;
+    char *report = NULL;
+    asb_error_t reap_err;
+    asb_cgroup_reap_stale(&r->cghost, &report, &reap_err);
+    free(report);
+}
+
 /* Until the supervisor has built the sandbox and its workload process has attested (or it
  * failed): a prepared sandbox is complete, nothing of it is left to do when a job comes. */
 static int wait_attested(native_run_t *r, asb_error_t *err)
@@ -769,14 +784,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     fcntl(r->err[0], F_SETFL, O_NONBLOCK);
     if ((rc = spawn(r, err)) < 0)
         return rc;
-    if (r->cghost.version != ASB_CGROUP_NONE) {
-        /* Leftovers of dead owners (crashed runs) go at every start, while the supervisor
-         * builds its root and the host would only wait; best effort, never fails a run. */
-        char *report = NULL;
-        asb_error_t reap_err;
-        asb_cgroup_reap_stale(&r->cghost, &report, &reap_err);
-        free(report);
-    }
+    reap_stale(r);
     if ((rc = wait_attested(r, err)) < 0)
         return rc;
     /* The placeholders went to the supervisor; the job brings its own spec and stdin. */
@@ -852,6 +860,7 @@ int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *
         return asb_err_sys(err, ENOMEM, "sandbox");
     int rc = prepare(r, tmpl, err);
     if (rc < 0) {
+        reap_stale(r);
         free_run(r);
         return rc;
     }
@@ -898,6 +907,7 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
     }
     int rc = prepare(r, plan, err);
     if (rc < 0) {
+        reap_stale(r);
         free_run(r);
         res->duration_s = now_s() - t0;
         return rc;
