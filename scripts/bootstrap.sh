@@ -8,6 +8,7 @@ PKGS=(
   libcurl4-openssl-dev libarchive-dev zlib1g-dev
   libssl-dev # only the fuzz targets: OpenSSL decodes our base64 independently
   python3 python3-scipy iproute2 procps curl
+  bubblewrap # make bench compares agent-sandbox run with it (bench/bench_cli.c)
   musl-tools musl-dev # the supervisor is linked against musl: it starts ~0.8 ms faster
 )
 
