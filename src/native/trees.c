@@ -28,10 +28,13 @@ static int send_tree(int ctl, const char *type, int tree, asb_error_t *err)
     return 0;
 }
 
-/* The sandbox's own device nodes: a tmpfs made here, by real root (mknod needs it), detached, and
- * handed to the supervisor, which binds each node into /dev. Binding the host's devtmpfs nodes
- * instead let a sandbox inotify-watch /dev/null and see every host process that used it, and
- * flock it against other sandboxes (red-team finding): these inodes belong to this sandbox. */
+/* The sandbox's /dev: a tmpfs made here, by real root (mknod needs it), with its own device
+ * nodes, the fd/stdin/stdout/stderr links and an empty shm directory (the supervisor mounts a
+ * tmpfs there); read-only, nosuid, noexec, detached, and handed to the supervisor, which mounts it
+ * as /dev. Binding the host's devtmpfs nodes instead let a sandbox inotify-watch /dev/null and see
+ * every host process that used it, and flock it against other sandboxes (red-team finding): these
+ * inodes belong to this sandbox. Made whole here, it is one mount in the sandbox instead of a
+ * tmpfs and a bind mount per node (~10 mount calls less per run). */
 int asb_native_send_dev_tree(int ctl, asb_error_t *err)
 {
     static const struct {
@@ -54,6 +57,22 @@ int asb_native_send_dev_tree(int ctl, asb_error_t *err)
             rc = asb_err_sys(err, errno, "device nodes: /dev/%s", nodes[i].name);
             goto out;
         }
+    }
+    static const char *const links[][2] = {{"/proc/self/fd", "fd"},
+                                           {"/proc/self/fd/0", "stdin"},
+                                           {"/proc/self/fd/1", "stdout"},
+                                           {"/proc/self/fd/2", "stderr"}};
+    for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+        if (symlinkat(links[i][0], mnt, links[i][1]) < 0) {
+            rc = asb_err_sys(err, errno, "device nodes: /dev/%s", links[i][1]);
+            goto out;
+        }
+    }
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    if (mkdirat(mnt, "shm", 0755) < 0 || fchmodat(mnt, "shm", 01777, 0) < 0 ||
+        syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0) {
+        rc = asb_err_sys(err, errno, "device nodes: /dev/shm, read-only");
+        goto out;
     }
     rc = send_tree(ctl, "dev_tree", mnt, err);
 out:

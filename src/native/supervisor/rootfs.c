@@ -310,43 +310,16 @@ static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
 
 static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
 {
-    static const char *const nodes[] = {"null", "zero", "full", "random", "urandom"};
     int rc;
     if (dev_tree < 0)
         return asb_err(err, -EBADF, "/dev: no device nodes from the host");
-    /* The host's tmpfs of this sandbox's own nodes, staged in the old tree (gone with it). */
-    if ((rc = mkdir_p(STAGE "/d", 0700, err)) < 0)
+    /* The host's read-only tmpfs of this sandbox's own nodes and links (trees.c): made by real
+     * root, so its nodes work (the mount is not nodev); nothing in it can be added or changed. */
+    if ((rc = mkdir_p(NEWROOT "/dev", 0755, err)) < 0)
         return rc;
-    if (syscall(SYS_move_mount, dev_tree, "", AT_FDCWD, STAGE "/d", MOVE_MOUNT_F_EMPTY_PATH) < 0)
-        return asb_err_sys(err, errno, "attach the device nodes");
-    if ((rc = mkdir_p(NEWROOT "/dev", 0755, err)) < 0 ||
-        (rc = tmpfs(NEWROOT "/dev", 64 * ASB_KIB, "0755", MS_NOSUID | MS_NOEXEC | MS_NODEV, err)) <
-            0)
-        return rc;
-    for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
-        char src[32], dst[64];
-        snprintf(src, sizeof(src), STAGE "/d/%s", nodes[i]);
-        snprintf(dst, sizeof(dst), NEWROOT "/dev/%s", nodes[i]);
-        int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0)
-            return asb_err_sys(err, errno, "create %s", dst);
-        close(fd);
-        /* The node's own bind mount keeps its tmpfs' flags (made by real root: devices work),
-         * so it works under a nodev /dev. */
-        if ((rc = xmount(src, dst, NULL, MS_BIND, NULL, err)) < 0 ||
-            (rc = restrict_mount(dst, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false, err)) < 0)
-            return rc;
-    }
-    static const char *const links[][2] = {{"/proc/self/fd", "fd"},
-                                           {"/proc/self/fd/0", "stdin"},
-                                           {"/proc/self/fd/1", "stdout"},
-                                           {"/proc/self/fd/2", "stderr"}};
-    for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-        char dst[64];
-        snprintf(dst, sizeof(dst), NEWROOT "/dev/%s", links[i][1]);
-        if (symlink(links[i][0], dst) < 0)
-            return asb_err_sys(err, errno, "symlink %s", dst);
-    }
+    if (syscall(SYS_move_mount, dev_tree, "", AT_FDCWD, NEWROOT "/dev", MOVE_MOUNT_F_EMPTY_PATH) <
+        0)
+        return asb_err_sys(err, errno, "attach /dev");
     /* POSIX semaphores and shared memory (Python multiprocessing) need a writable /dev/shm. */
     if ((rc = mkdir_p(NEWROOT "/dev/shm", 01777, err)) < 0 ||
         (rc = tmpfs(NEWROOT "/dev/shm", spec->tmp_bytes, "1777", MS_NOSUID | MS_NODEV | MS_NOEXEC,
