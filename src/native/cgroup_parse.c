@@ -256,6 +256,10 @@ int asb_cgroup_mounts_add_line(asb_cgroup_mounts_t *m, const char *line, size_t 
     if (parse_dev(f[2], &cand.dev_major, &cand.dev_minor) ||
         unescape_path(f[4], cand.mount, sizeof(cand.mount)))
         return -EINVAL;
+    /* The kernel writes absolute mount points; a relative one would make every cgroup path
+     * relative to our working directory (found by fuzz_cgroup_parse). */
+    if (cand.mount[0] != '/')
+        return -EINVAL;
 
     if (v2) {
         /* cgroup2 lists its controllers in cgroup.controllers, not in the mount options; the

@@ -483,9 +483,9 @@ static void event_loop(native_run_t *r)
         double t = now_s();
         if (r->released && run_deadline == 0)
             run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S;
-        double deadline = kill_at ? kill_at : (r->released ? run_deadline : setup_deadline);
+        double deadline = kill_at != 0 ? kill_at : (r->released ? run_deadline : setup_deadline);
         if (t >= deadline) {
-            if (!kill_at) {
+            if (kill_at == 0) {
                 /* The supervisor should have ended the run by now: TERM the whole cgroup,
                  * KILL after the grace period. */
                 r->backstop_fired = true;

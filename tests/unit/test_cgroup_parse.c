@@ -99,6 +99,10 @@ static void test_mountinfo_malformed(void **state)
                      -EINVAL);
     /* a cgroup line cut short */
     assert_int_equal(asb_cgroup_mounts_add_line(&m, S("32 31 0:29 / /x rw - cgroup")), -EINVAL);
+    /* a relative mount point (the kernel never writes one): refused, not used */
+    assert_int_equal(
+        asb_cgroup_mounts_add_line(&m, S("33 31 0:30 / sys/fs/cgroup/cpu rw - cgroup cg rw,cpu")),
+        -EINVAL);
     /* not cgroup at all: fine, ignored */
     assert_int_equal(asb_cgroup_mounts_add_line(&m, S("1 2 0:3 / /proc rw - proc proc rw")), 0);
     assert_int_equal(m.n_v1, 0);

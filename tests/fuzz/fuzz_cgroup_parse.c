@@ -1,0 +1,81 @@
+/* fuzz_cgroup_parse.c - the cgroup parsers (src/native/cgroup_parse.c) read only the bytes they
+ * are given and keep their promises on any input: mount points are NUL-terminated absolute
+ * paths, no more hierarchies than fit, controller bits only from the known set, a parsed owner
+ * name round-trips through formatting, pid lists stay within their array. */
+#include "native/cgroup_parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void must(bool ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "fuzz_cgroup_parse: %s\n", what);
+        abort();
+    }
+}
+
+static void check_mount(const asb_cgroup_mount_t *m)
+{
+    must(memchr(m->mount, '\0', sizeof(m->mount)) != NULL, "mount point not terminated");
+    must(m->mount[0] == '/', "mount point not absolute");
+    unsigned known = ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS | ASB_CGROUP_CTRL_CPU |
+                     ASB_CGROUP_CTRL_CPUACCT;
+    must((m->controllers & ~known) == 0, "unknown controller bit");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* Exact-size copies: ASan sees any read past the end. */
+    char *buf = malloc(size ? size : 1);
+    if (!buf)
+        return 0;
+    memcpy(buf, data, size);
+
+    asb_cgroup_mounts_t m;
+    memset(&m, 0, sizeof(m));
+    asb_cgroup_mounts_scan(&m, buf, size);
+    must(m.n_v1 <= ASB_CGROUP_MAX_HIERARCHIES, "too many v1 hierarchies");
+    if (m.has_v2)
+        check_mount(&m.v2);
+    for (size_t i = 0; i < m.n_v1; i++)
+        check_mount(&m.v1[i]);
+
+    unsigned c = asb_cgroup_parse_controllers(buf, size);
+    char names[128];
+    asb_cgroup_controller_names(c, names, sizeof(names));
+    must(memchr(names, '\0', sizeof(names)) != NULL, "controller names not terminated");
+
+    uint64_t v;
+    (void)asb_cgroup_parse_u64(buf, size, &v);
+    (void)asb_cgroup_parse_key_u64(buf, size, "oom_kill", &v);
+    (void)asb_cgroup_parse_stat_starttime(buf, size, &v);
+    (void)asb_cgroup_parse_swaps_active(buf, size);
+    pid_t pids[8];
+    must(asb_cgroup_parse_pids(buf, size, pids, 8) <= 8, "more pids than room");
+
+    /* Owner names: what parses formats to a name that parses to the same values. */
+    char name[ASB_CGROUP_NAME_MAX + 1];
+    size_t n = size < sizeof(name) - 1 ? size : sizeof(name) - 1;
+    memcpy(name, buf, n);
+    name[n] = '\0';
+    pid_t pid;
+    uint64_t start;
+    if (asb_cgroup_parse_name(name, &pid, &start) == 0) {
+        must(pid > 0, "parsed a non-positive pid");
+        const char *d1 = strchr(name + strlen(ASB_OWNER_PREFIX) + 1, '-');
+        const char *run = d1 ? strchr(d1 + 1, '-') : NULL; /* the run id may hold '-' itself */
+        must(run && asb_cgroup_valid_run_id(run + 1), "parsed a name without a valid run id");
+        char again[ASB_CGROUP_NAME_MAX + 1];
+        pid_t pid2;
+        uint64_t start2;
+        must(asb_cgroup_format_name(again, sizeof(again), pid, start, run + 1) == 0 &&
+                 asb_cgroup_parse_name(again, &pid2, &start2) == 0 && pid2 == pid &&
+                 start2 == start,
+             "a parsed name does not round-trip");
+    }
+    free(buf);
+    return 0;
+}
