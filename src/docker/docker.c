@@ -211,9 +211,9 @@ static void event_loop(drun_t *r)
         double t = now_s();
         if (r->released && run_deadline == 0)
             run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S;
-        double deadline = give_up ? give_up : r->released ? run_deadline : setup_deadline;
+        double deadline = give_up != 0 ? give_up : r->released ? run_deadline : setup_deadline;
         if (t >= deadline) {
-            if (give_up)
+            if (give_up != 0)
                 break; /* killed and still no EOF: stop waiting, removal ends it */
             r->backstop_fired = true;
             backstop_kill(r);
@@ -233,7 +233,7 @@ static void event_loop(drun_t *r)
             break;
         }
         feed_mux(r, buf, (size_t)got);
-        if (r->protocol_error && !give_up) {
+        if (r->protocol_error && give_up == 0) {
             backstop_kill(r);
             give_up = now_s() + ASB_BACKSTOP_GRACE_S;
         }
