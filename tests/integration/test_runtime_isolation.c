@@ -672,6 +672,35 @@ static void test_device_nodes_are_the_sandbox_own(void **state)
     pthread_join(th, NULL);
 }
 
+/* /dev is the host-made tmpfs, read-only in both profiles: nothing can be added to it or
+ * replaced in it (a node, a link pointing elsewhere); /dev/shm is the writable exception. */
+static void test_dev_read_only_but_shm(void **state)
+{
+    (void)state;
+    static const char code[] =
+        "import os\n"
+        "def w(p):\n"
+        "    try:\n        open(p, 'w').write('x'); return 'ok'\n"
+        "    except OSError as e:\n        return str(e.errno)\n"
+        "def ln(p):\n"
+        "    try:\n        os.symlink('/etc/passwd', p); return 'ok'\n"
+        "    except OSError as e:\n        return str(e.errno)\n"
+        "print('new', w('/dev/x'), 'null', w('/dev/null'), 'link', ln('/dev/y'),\n"
+        "      'shm', w('/dev/shm/z'))\n";
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        /* EROFS (30) for anything new in /dev; writing the null device itself works */
+        if (r.status != ASB_STATUS_COMPLETED ||
+            !rt_bytes_eq(&r.out, "new 30 null ok link 30 shm ok\n"))
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_eq(&r.out, "new 30 null ok link 30 shm ok\n"));
+        asb_result_free(&r);
+    }
+}
+
 /* No other host inode a sandbox can watch or lock: baseline's /etc/ssl is an overlay of its own
  * (a bind showed every host TLS client reading the CA bundle to an inotify watch), the time
  * namespace is the sandbox's (its nsfs inode was a flock channel), and /proc's host-wide
@@ -772,6 +801,7 @@ int main(void)
         RT_TEST(test_hardened_refuses_namespace_syscalls),
         RT_TEST(test_hardened_no_exec_of_written_code),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
+        RT_TEST(test_dev_read_only_but_shm),
         RT_TEST(test_no_shared_host_inodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
