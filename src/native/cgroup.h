@@ -133,6 +133,10 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
  * forked during a v1 pass may be missed; asb_cgroup_destroy repeats until the cgroup is empty. */
 int asb_cgroup_kill(asb_cgroup_t *cg, int sig, asb_error_t *err);
 
+/* cgroup v1: the separate limit on a run's TCP socket buffers, for a memory limit of `bytes`
+ * (a quarter of it, at least 1 MiB; v1 does not count them in the memory limit). */
+uint64_t asb_cgroup_v1_tcp_bytes(uint64_t bytes);
+
 /* SIGKILL whatever remains, wait (at most ASB_CGROUP_DRAIN_TIMEOUT_MS) until empty, remove every
  * directory, close every fd. Idempotent; safe on a half-created or zeroed cgroup. On failure the
  * directories that could not be removed are remembered, so calling it again retries them. */

@@ -357,6 +357,79 @@ static void test_fork_bomb_held_by_pids(void **state)
     asb_result_free(&r);
 }
 
+/* TCP socket buffers count against the run's memory: on cgroup v1 only once the run's cgroup
+ * has a TCP limit (unset, one 128 MiB run held 2.2 GB of loopback buffers: red-team finding),
+ * on v2 in memory.max. The program tries to queue ~400 MB on its own loopback; the host watches
+ * the kernel's count of TCP buffer pages (/proc/net/sockstat), its own evidence. */
+typedef struct tcp_watch {
+    volatile bool stop;
+    long base, peak; /* pages */
+} tcp_watch_t;
+
+static long tcp_mem_pages(void)
+{
+    size_t len;
+    char *t = rt_read_file("/proc/net/sockstat", &len);
+    long pages = -1;
+    const char *p = t ? strstr(t, "\nTCP: ") : NULL;
+    const char *m = p ? strstr(p, " mem ") : NULL;
+    if (m)
+        pages = strtol(m + 5, NULL, 10);
+    free(t);
+    return pages;
+}
+
+static void *tcp_watch_main(void *arg)
+{
+    tcp_watch_t *w = arg;
+    while (!w->stop) {
+        long p = tcp_mem_pages();
+        if (p > w->peak)
+            w->peak = p;
+        usleep(20000);
+    }
+    return NULL;
+}
+
+static void test_tcp_buffers_count_against_memory(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.interpreter = RT_PY;
+    cfg.limits.memory_bytes = 64ull << 20;
+    cfg.limits.timeout_s = 20;
+    cfg.code = "import socket, time\n"
+               "ls = socket.socket(); ls.bind(('127.0.0.1', 0)); ls.listen(128)\n"
+               "port = ls.getsockname()[1]; keep = []; total = 0; chunk = b'x' * 65536\n"
+               "for i in range(64):\n"
+               "    c = socket.socket(); c.connect(('127.0.0.1', port)); s, _ = ls.accept()\n"
+               "    c.setblocking(False); keep.append((c, s))\n"
+               "    for j in range(200):\n"
+               "        try:\n            total += c.send(chunk)\n"
+               "        except OSError:\n            break\n"
+               "print('queued', total >> 20, 'MiB')\n"
+               "time.sleep(1.0)\n";
+    tcp_watch_t w = {.base = tcp_mem_pages()};
+    assert_true(w.base >= 0);
+    w.peak = w.base;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, tcp_watch_main, &w), 0);
+    asb_result_t r;
+    asb_error_t err;
+    int rc = asb_run(&cfg, &r, &err);
+    w.stop = true;
+    pthread_join(th, NULL);
+    long grew_mib = (w.peak - w.base) * 4096 / (1024L * 1024L);
+    fprintf(stderr, "  loopback TCP buffers: %s, host-wide TCP memory grew by %ld MiB (limit 64)\n",
+            asb_status_name(r.status), grew_mib);
+    assert_int_equal(rc, 0);
+    assert_true(r.status == ASB_STATUS_COMPLETED || r.status == ASB_STATUS_OOM_KILLED);
+    assert_true(grew_mib < 80);
+    asb_result_free(&r);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -364,9 +437,13 @@ int main(void)
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        RT_TEST(test_timeout_kills_resisters),    RT_TEST(test_subprocess_orphan_escapes),
-        RT_TEST(test_output_flood_cut_at_cap),    RT_TEST(test_output_exact_cap_is_not_truncated),
-        RT_TEST(test_oom_from_cgroup_not_output), RT_TEST(test_fork_bomb_held_by_pids),
+        RT_TEST(test_timeout_kills_resisters),
+        RT_TEST(test_subprocess_orphan_escapes),
+        RT_TEST(test_output_flood_cut_at_cap),
+        RT_TEST(test_output_exact_cap_is_not_truncated),
+        RT_TEST(test_oom_from_cgroup_not_output),
+        RT_TEST(test_fork_bomb_held_by_pids),
+        RT_TEST(test_tcp_buffers_count_against_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
