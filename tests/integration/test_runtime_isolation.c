@@ -701,6 +701,51 @@ static void test_dev_read_only_but_shm(void **state)
     }
 }
 
+/* The host's identity in /proc: its boot id (the same in every namespace, so it names the host)
+ * is a random one per sandbox; the kernel command line, disks, devices and consoles are masked.
+ * Red-team findings; subprocess is the positive control. */
+static void test_proc_hides_host_identity(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *host_id = rt_read_file("/proc/sys/kernel/random/boot_id", &len);
+    assert_non_null(host_id);
+    static const char code[] =
+        "import os\n"
+        "print(open('/proc/sys/kernel/random/boot_id').read().strip())\n"
+        "for f in ('cmdline', 'partitions', 'misc', 'devices', 'consoles'):\n"
+        "    p = '/proc/' + f\n"
+        "    print(f, len(open(p).read()) if os.path.exists(p) else 'absent')\n";
+    static const struct {
+        const char *profile;
+        bool host;
+    } cases[] = {{"hardened", false}, {"baseline", false}, {"subprocess", true}};
+    char first[64] = "";
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(cases[i].profile, 0, code, NULL, 0, &r), 0);
+        if (r.status != ASB_STATUS_COMPLETED)
+            rt_dump(cases[i].profile, &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        char id[64] = "";
+        size_t n = r.out.len < 36 ? r.out.len : 36;
+        memcpy(id, r.out.data, n);
+        assert_int_equal(strlen(id), 36);
+        assert_int_equal(strncmp(id, host_id, 36) == 0, cases[i].host);
+        if (!cases[i].host) {
+            assert_int_not_equal(strcmp(id, first), 0); /* each sandbox its own */
+            snprintf(first, sizeof(first), "%s", id);
+            assert_true(rt_bytes_has(&r.out, "cmdline 0\n"));
+            assert_true(rt_bytes_has(&r.out, "partitions 0\n"));
+            assert_true(rt_bytes_has(&r.out, "devices 0\n"));
+        } else {
+            assert_false(rt_bytes_has(&r.out, "cmdline 0\n")); /* the host's is not empty */
+        }
+        asb_result_free(&r);
+    }
+    free(host_id);
+}
+
 /* No other host inode a sandbox can watch or lock: baseline's /etc/ssl is an overlay of its own
  * (a bind showed every host TLS client reading the CA bundle to an inotify watch), the time
  * namespace is the sandbox's (its nsfs inode was a flock channel), and /proc's host-wide
@@ -802,6 +847,7 @@ int main(void)
         RT_TEST(test_hardened_no_exec_of_written_code),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),
+        RT_TEST(test_proc_hides_host_identity),
         RT_TEST(test_no_shared_host_inodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -328,6 +329,28 @@ static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
     return 0;
 }
 
+/* A random boot id (the kernel's format: a version 4 UUID) over the host's. */
+static int boot_id(asb_error_t *err)
+{
+    static const char dst[] = NEWROOT "/proc/sys/kernel/random/boot_id";
+    if (access(dst, F_OK) < 0)
+        return 0;
+    unsigned char u[16];
+    if (getrandom(u, sizeof(u), 0) != (ssize_t)sizeof(u))
+        return asb_err_sys(err, errno, "a boot id for the sandbox (getrandom)");
+    u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
+    u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
+    char text[40];
+    snprintf(text, sizeof(text),
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
+    int rc;
+    if ((rc = write_file(STAGE "/boot_id", text, 0444, err)) < 0)
+        return rc;
+    return xmount(STAGE "/boot_id", dst, NULL, MS_BIND, NULL, err);
+}
+
 /* /proc for the new pid namespace, with the entries that leak host kernel state or act on the
  * host masked (as container runtimes do): kcore/kallsyms (kernel memory and addresses), keys,
  * timer_list/sched_debug (other processes' timing), sysrq-trigger (host reboot/crash), and the
@@ -357,7 +380,9 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
         /* host-wide activity nobody's program needs (cgroups counted concurrent sandboxes);
          * this narrows the counter channels, it cannot close them: stat, loadavg, meminfo stay
          * (programs count CPUs and memory with them), see THREAT_MODEL.md */
-        "cgroups", "interrupts", "diskstats"};
+        "cgroups", "interrupts", "diskstats",
+        /* the host's boot command line and its disks and devices (red-team finding) */
+        "cmdline", "partitions", "misc", "devices", "consoles"};
     static const char *const dirs[] = {"acpi",   "scsi",       "asound",
                                        "driver", "tty/driver", "pressure"};
     static const char *const ro[] = {"sys", "bus", "fs", "irq"};
@@ -377,6 +402,10 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
                          "size=0,mode=0555", err)) < 0)
             return rc;
     }
+    /* boot_id names the host's boot (it is the host's in every namespace): a random one per
+     * sandbox instead, bound read-only with /proc/sys below (red-team finding). */
+    if ((rc = boot_id(err)) < 0)
+        return rc;
     for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
         snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ro[i]);
         if (access(dst, F_OK) < 0)
