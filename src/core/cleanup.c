@@ -5,6 +5,7 @@
 #include "core/owner.h"
 #include "io/rmtree.h"
 #include "native/cgroup.h"
+#include "native/idslot.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -89,6 +90,13 @@ int asb_cleanup(char **report, asb_error_t *err)
         }
     }
     int r2 = reap_temp_dirs(report, rc < 0 ? &e : err);
+    int slots = asb_idslot_reap();
+    if (slots > 0) {
+        char line[160];
+        snprintf(line, sizeof(line), "removed %d host id slot lock(s) of dead owners in %s", slots,
+                 ASB_USERNS_SLOT_DIR);
+        append(report, line);
+    }
     /* Containers of dead owners. No engine means no containers to reap: say so, not an error. */
     char *dk = NULL;
     asb_error_t de;

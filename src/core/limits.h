@@ -39,10 +39,16 @@
 #define ASB_HARDENED_UID 65534
 #define ASB_HARDENED_GID 65534
 
-/* User namespace mapping: inside ids 0..ASB_USERNS_RANGE-1 map to host ids starting here. The host
- * range is unprivileged and owns no host files, so root inside is nobody outside. */
+/* User namespace mapping: inside ids 0..ASB_USERNS_RANGE-1 map to a host range of their own per
+ * live sandbox, slot k starting at ASB_USERNS_HOST_BASE + k * ASB_USERNS_RANGE (native/idslot.c).
+ * The host ranges are unprivileged and own no host files, so root inside is nobody outside; and
+ * no two running sandboxes share a host uid, so per-user kernel counters (pipe pages, fds in
+ * flight, inotify, signals) are not shared either. Slots stay below 2^31. */
 #define ASB_USERNS_HOST_BASE 1500000000u
 #define ASB_USERNS_RANGE 65536u
+#define ASB_USERNS_SLOTS ((0x7fffffffu - ASB_USERNS_HOST_BASE) / ASB_USERNS_RANGE)
+/* Where a process holds the slot of each sandbox it runs: a lock file per slot, root only. */
+#define ASB_USERNS_SLOT_DIR "/run/agent-sandbox/idslots"
 
 /* Host-side backstop: the supervisor enforces the deadline; the host kills the whole cgroup if the
  * supervisor has not finished this long after it. TERM, then KILL after the grace. */

@@ -95,7 +95,8 @@ child_main(const asb_child_args_t *a)
             SYS1(SYS_close, mfd);
         }
     }
-    /* Become the mapped root of the new user namespace (host uid ASB_USERNS_HOST_BASE): until
+    /* Become the mapped root of the new user namespace (the first host uid of this sandbox's own
+     * range, idslot.c): until
      * now we still carried the host's uid 0, which is unmapped inside, and exec would drop our
      * namespace capabilities. */
     if (SYS3(SYS_setresgid, 0, 0, 0) < 0 || SYS3(SYS_setresuid, 0, 0, 0) < 0)

@@ -15,6 +15,7 @@
 #include "native/cgroup.h"
 #include "native/child.h"
 #include "native/fdpass.h"
+#include "native/idslot.h"
 #include "native/native.h"
 #include "native/native_spec.h"
 #include "native/trees.h"
@@ -68,7 +69,8 @@ struct native_run {
     char **file_names;
     pid_t pid;
     int pidfd;
-    int mnt_ns; /* prepared sandboxes: their mount namespace, so its teardown can wait */
+    int mnt_ns;       /* prepared sandboxes: their mount namespace, so its teardown can wait */
+    asb_idslot_t ids; /* this sandbox's own host uid/gid range */
     asb_child_args_t child_args; /* the child's snapshot: never written once it runs */
     asb_child_t child;
     int ws_fd;
@@ -200,11 +202,11 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
     return 0;
 }
 
-static int write_id_map(pid_t pid, const char *file, asb_error_t *err)
+static int write_id_map(pid_t pid, const char *file, uint32_t base, asb_error_t *err)
 {
     char path[64], map[64];
     snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-    int len = snprintf(map, sizeof(map), "0 %u %u\n", ASB_USERNS_HOST_BASE, ASB_USERNS_RANGE);
+    int len = snprintf(map, sizeof(map), "0 %u %u\n", base, ASB_USERNS_RANGE);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return asb_err_sys(err, errno, "open %s", path);
@@ -322,8 +324,8 @@ static int spawn(native_run_t *r, asb_error_t *err)
     close_fd(&r->out[1]);
     close_fd(&r->err[1]);
     int rc;
-    if ((rc = write_id_map(r->pid, "uid_map", err)) < 0 ||
-        (rc = write_id_map(r->pid, "gid_map", err)) < 0)
+    if ((rc = write_id_map(r->pid, "uid_map", r->ids.base, err)) < 0 ||
+        (rc = write_id_map(r->pid, "gid_map", r->ids.base, err)) < 0)
         return rc;
     if (r->plan->profile.root == ASB_ROOT_OVERLAY_RW &&
         (rc = asb_native_send_usr_tree(r->ctl[0], r->pid, err)) < 0)
@@ -670,6 +672,9 @@ static void run_cleanup(native_run_t *r)
             ;
         r->sup_exited = true;
     }
+    /* Every process of the sandbox is gone (the supervisor's exit took its pid namespace with
+     * it), and with them what the kernel counted against their host uid: the range is free. */
+    asb_idslot_release(&r->ids);
     if (r->cg_created) {
         asb_error_t e;
         asb_cgroup_destroy(&r->cg, &e);
@@ -743,6 +748,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
     snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
     r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = r->mnt_ns = -1;
+    r->ids.fd = -1;
     r->ctl[0] = r->ctl[1] = r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
     r->sync[0] = r->sync[1] = -1;
     asb_capbuf_init(&r->cap_out, tmpl->limits.output_bytes);
@@ -770,6 +776,8 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
             return rc;
         r->cg_created = r->cghost.version == ASB_CGROUP_V2;
     }
+    if ((rc = asb_idslot_take(&r->ids, err)) < 0)
+        return rc;
     if ((r->sup_fd = open_supervisor(err)) < 0)
         return r->sup_fd;
     /* The sandbox's spec: the template's, with no files (they come with the job). */

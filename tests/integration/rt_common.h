@@ -296,6 +296,28 @@ RT_UNUSED static int rt_count_mnt_ns_fds(void)
     return n;
 }
 
+/* Host id slots (src/native/idslot.c) this process still holds: each live sandbox keeps one lock
+ * file, which names its holder's pid. */
+RT_UNUSED static int rt_count_idslots(void)
+{
+    DIR *d = opendir("/run/agent-sandbox/idslots");
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[300];
+        snprintf(path, sizeof(path), "/run/agent-sandbox/idslots/%s", de->d_name);
+        char *t = rt_read_file(path, NULL);
+        n += t && atol(t) == (long)getpid();
+        free(t);
+    }
+    closedir(d);
+    return n;
+}
+
 typedef struct rt_snapshot {
     size_t mounts;
 } rt_snapshot_t;
@@ -336,6 +358,10 @@ RT_UNUSED static int rt_leak_teardown(void **state)
     }
     if (rt_count_our_processes(true)) {
         fprintf(stderr, "LEAK: processes left behind\n");
+        bad = 1;
+    }
+    if (rt_count_idslots() != 0) {
+        fprintf(stderr, "LEAK: a host id slot is still held\n");
         bad = 1;
     }
     if (rt_count_mnt_ns_fds() != 0) {

@@ -17,9 +17,11 @@ static const uint64_t DOCKER_CAPS =
     CAPBIT(CAP_SETFCAP) | CAPBIT(CAP_SETPCAP) | CAPBIT(CAP_NET_BIND_SERVICE) |
     CAPBIT(CAP_SYS_CHROOT) | CAPBIT(CAP_KILL) | CAPBIT(CAP_AUDIT_WRITE);
 
-/* The host uid that uid 0 inside a native sandbox maps to (src/core/limits.h,
- * ASB_USERNS_HOST_BASE): restated so a change to a privileged range is noticed. */
+/* Where the host uid ranges of native sandboxes begin (src/core/limits.h, ASB_USERNS_HOST_BASE;
+ * each live sandbox has a range of 65536 of its own below 2^31): restated so a change to a
+ * privileged range is noticed. */
 #define HOST_BASE 1500000000L
+#define HOST_RANGE 65536L
 
 static void test_stdin_sum_hardened(void **state)
 {
@@ -154,7 +156,7 @@ static void check_identity(const char *profile, long uid_in, uint64_t caps, int 
     bg_run_t b = {.profile = profile, .code = IDENTITY_CODE};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, bg_run_main, &b), 0);
-    status_fields_t host;
+    status_fields_t host = {0};
     char netns[64] = "", mynet[64] = "";
     bool seen = observe_workload(th, &host, netns, sizeof(netns));
     pthread_join(th, NULL);
@@ -164,7 +166,9 @@ static void check_identity(const char *profile, long uid_in, uint64_t caps, int 
 
     /* 1. The host's view of the live workload. */
     assert_true(seen);
-    assert_int_equal(host.uid, HOST_BASE + uid_in); /* mapped: never a real host uid */
+    /* mapped into a range of its own: never a real host uid */
+    assert_true(host.uid >= HOST_BASE && host.uid < 0x7fffffffL);
+    assert_int_equal((host.uid - HOST_BASE) % HOST_RANGE, uid_in);
     assert_int_equal(host.cap_eff, caps);
     assert_int_equal(host.nnp, nnp);
     assert_int_equal(host.seccomp, seccomp);
@@ -672,6 +676,77 @@ static void test_device_nodes_are_the_sandbox_own(void **state)
     pthread_join(th, NULL);
 }
 
+/* Sandboxes running at the same time have host uid ranges of their own: the kernel's per-user
+ * counters (pipe pages, fds in flight, inotify) are per host uid, and one shared range let one
+ * run starve another (red-team finding). Judged from the host: the uids of live workloads. */
+static void test_concurrent_sandboxes_own_host_uids(void **state)
+{
+    (void)state;
+    enum { N = 3 };
+    bg_run_t b[N];
+    pthread_t th[N];
+    for (int i = 0; i < N; i++) {
+        b[i] = (bg_run_t){.profile = i == 2 ? "baseline" : "hardened", .code = IDENTITY_CODE};
+        assert_int_equal(pthread_create(&th[i], NULL, bg_run_main, &b[i]), 0);
+    }
+    /* Every python3 of ours alive at once: their host uids, one range each. */
+    char tag[48];
+    snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
+    long ranges[8];
+    int n_ranges = 0, seen_max = 0;
+    double end = rt_now() + 5.0;
+    while (rt_now() < end && seen_max < N) {
+        long r_now[8];
+        int seen = 0;
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char *x;
+            long pid = strtol(e->d_name, &x, 10);
+            if (*x || pid <= 0)
+                continue;
+            char path[64];
+            snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
+            char *cg = rt_read_file(path, NULL);
+            bool ours = cg && strstr(cg, tag);
+            free(cg);
+            snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+            char *comm = ours ? rt_read_file(path, NULL) : NULL;
+            bool py = comm && strncmp(comm, "python3", 7) == 0;
+            free(comm);
+            snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+            char *st = py ? rt_read_file(path, NULL) : NULL;
+            const char *u = st ? strstr(st, "\nUid:\t") : NULL;
+            if (u && seen < 8)
+                r_now[seen++] = (strtol(u + 6, NULL, 10) - HOST_BASE) / HOST_RANGE;
+            free(st);
+        }
+        if (d)
+            closedir(d);
+        if (seen > seen_max) {
+            seen_max = seen;
+            n_ranges = 0;
+            for (int i = 0; i < seen; i++) {
+                bool dup = false;
+                for (int j = 0; j < n_ranges; j++)
+                    dup |= ranges[j] == r_now[i];
+                if (!dup)
+                    ranges[n_ranges++] = r_now[i];
+            }
+        }
+        usleep(10000);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(b[i].rc, 0);
+        assert_int_equal(b[i].res.status, ASB_STATUS_COMPLETED);
+        asb_result_free(&b[i].res);
+    }
+    fprintf(stderr, "  %d workloads alive at once, %d host uid ranges\n", seen_max, n_ranges);
+    assert_int_equal(seen_max, N);
+    assert_int_equal(n_ranges, N);
+}
+
 /* /dev is the host-made tmpfs, read-only in both profiles: nothing can be added to it or
  * replaced in it (a node, a link pointing elsewhere); /dev/shm is the writable exception. */
 static void test_dev_read_only_but_shm(void **state)
@@ -847,6 +922,7 @@ int main(void)
         RT_TEST(test_hardened_no_exec_of_written_code),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),
+        RT_TEST(test_concurrent_sandboxes_own_host_uids),
         RT_TEST(test_proc_hides_host_identity),
         RT_TEST(test_no_shared_host_inodes),
     };
