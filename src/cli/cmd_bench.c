@@ -123,10 +123,19 @@ static int parse(int argc, char **argv, bench_args_t *a)
 
 static int write_out(const char *path, const char *text)
 {
-    if (!path) {
+    if (!path || strcmp(path, "-") == 0) {
         fputs(text, stdout);
         fputc('\n', stdout);
         return fflush(stdout) == 0 ? 0 : -1;
+    }
+    /* Only a regular file (or a new one) is replaced: renaming over /dev/null or a symlink such as
+     * /dev/stdout replaced the device or the link itself (red-team finding). "-" is stdout. */
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_error("--out %s: not a regular file (a device, link, directory or FIFO is never "
+                  "replaced; use - for stdout)",
+                  path);
+        return -1;
     }
     /* Write beside the target and rename: a reader never sees half an artifact. */
     size_t n = strlen(path) + 16;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -171,6 +172,7 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
      * handler, or ignores SIGCHLD, cannot take the child's status from us (found by review: it
      * made asb_run spin). All signals blocked across it, so none of the caller's handlers runs
      * in the child; the child resets every disposition and the mask before exec. */
+    pid_t caller = getpid();
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
     ca.flags = CLONE_PIDFD;
@@ -190,6 +192,11 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     if (pid == 0) {
         /* Child: async-signal-safe calls only until execve. */
         setsid();
+        /* Dies with the caller (red-team finding: a SIGTERM'd CLI left it running past its
+         * timeout). What it starts itself and leaves behind is not covered: subprocess is the
+         * unsafe baseline. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != caller)
+            _exit(125);
         if (dup2(stdin_fd, 0) < 0 || dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0 ||
             fchdir(dirfd) < 0)
             _exit(125);

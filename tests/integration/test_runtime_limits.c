@@ -357,6 +357,49 @@ static void test_fork_bomb_held_by_pids(void **state)
     asb_result_free(&r);
 }
 
+/* subprocess: the program dies with its caller (PDEATHSIG), so a killed caller leaves no program
+ * running past its timeout (red-team finding). The caller is a forked child of the test, killed
+ * with SIGKILL while its run sleeps; the host looks for the program by a token in its argv. */
+static void test_subprocess_dies_with_caller(void **state)
+{
+    (void)state;
+    char token[32], arg[64];
+    rt_random_hex(token, 8);
+    snprintf(arg, sizeof(arg), "import time; time.sleep(30) # %s", token);
+    pid_t caller = fork();
+    assert_true(caller >= 0);
+    if (caller == 0) {
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = "subprocess";
+        const char *argv[] = {RT_PY, "-c", arg, NULL};
+        cfg.argv = argv;
+        cfg.limits.timeout_s = 60;
+        asb_result_t r;
+        asb_error_t err;
+        asb_run(&cfg, &r, &err);
+        _exit(0);
+    }
+    double end = rt_now() + 10.0;
+    while (rt_count_cmdline(token, NULL) == 0 && rt_now() < end)
+        usleep(10000);
+    assert_int_equal(rt_count_cmdline(token, NULL), 1);
+    kill(caller, SIGKILL);
+    int st;
+    assert_int_equal(waitpid(caller, &st, 0), caller);
+    end = rt_now() + 3.0;
+    while (rt_count_cmdline(token, NULL) > 0 && rt_now() < end)
+        usleep(10000);
+    assert_int_equal(rt_count_cmdline(token, NULL), 0);
+    /* The killed caller's temp dir is a dead owner's leftover: cleanup's to remove. */
+    char *report = NULL;
+    asb_error_t err;
+    asb_cleanup(&report, &err);
+    assert_non_null(report);
+    assert_non_null(strstr(report, "removed temp dir"));
+    free(report);
+}
+
 /* TCP socket buffers count against the run's memory: on cgroup v1 only once the run's cgroup
  * has a TCP limit (unset, one 128 MiB run held 2.2 GB of loopback buffers: red-team finding),
  * on v2 in memory.max. The program tries to queue ~400 MB on its own loopback; the host watches
@@ -444,6 +487,7 @@ int main(void)
         RT_TEST(test_oom_from_cgroup_not_output),
         RT_TEST(test_fork_bomb_held_by_pids),
         RT_TEST(test_tcp_buffers_count_against_memory),
+        RT_TEST(test_subprocess_dies_with_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
