@@ -2,6 +2,7 @@
 #include "bench/grade.h"
 #include "bench/grader_driver.h"
 #include "core/error.h"
+#include "core/owner.h"
 #include "core/limits.h"
 #include "core/plan.h"
 #include "io/rmtree.h"
@@ -133,7 +134,6 @@ static void set_reason(asb_bench_row_t *row, asb_bench_verdict_t v, const char *
  * sandbox as files-in. Each phase gets its own: nothing the candidate phase did reaches the
  * grader phase. */
 #define BENCH_TMP_PARENT "/tmp"
-#define BENCH_TMP_PREFIX "asb-bench-"
 #define BENCH_PATH_MAX 512
 
 typedef struct phase_io {
@@ -145,8 +145,15 @@ typedef struct phase_io {
 
 static int stage_files(const asb_bench_files_t *cand, phase_io_t *io, asb_error_t *err)
 {
-    int rc = asb_mkdtemp_owned(BENCH_TMP_PARENT, BENCH_TMP_PREFIX, io->dir, sizeof(io->dir),
-                               &io->dirfd, err);
+    /* Owner-tagged like every temp dir of ours, so that cleanup removes those of a killed
+     * harness (they hold candidate source; red-team finding). */
+    char tag[96];
+    if (asb_owner_tag(tag, sizeof(tag) - 1) < 0) {
+        io->dir[0] = '\0';
+        return asb_err(err, -ENAMETOOLONG, "owner tag");
+    }
+    strcat(tag, "-");
+    int rc = asb_mkdtemp_owned(BENCH_TMP_PARENT, tag, io->dir, sizeof(io->dir), &io->dirfd, err);
     if (rc < 0) {
         io->dir[0] = '\0';
         return rc;

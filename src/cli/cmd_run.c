@@ -1,6 +1,7 @@
 /* cmd_run.c - `agent-sandbox run`. */
 #include "cli/cli.h"
 #include "core/limits.h"
+#include "core/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,18 @@ int cli_run(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto out;
     }
+    /* Bad values the library refuses (unknown profile, bad env entry, file name, limits) are
+     * usage errors (exit 2), found before anything runs; 125 is for failures of the run itself
+     * (red-team finding). */
+    asb_plan_t check;
+    asb_error_t verr;
+    if (asb_plan_build(&a.cfg, &check, &verr) < 0) {
+        asb_plan_free(&check);
+        cli_error("%s", verr.message);
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    asb_plan_free(&check);
     if (a.cfg.profile && strcmp(a.cfg.profile, "subprocess") == 0)
         fprintf(stderr, "agent-sandbox: warning: profile subprocess runs the code ON THE HOST "
                         "with your privileges; it is not a sandbox\n");

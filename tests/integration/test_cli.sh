@@ -70,8 +70,10 @@ expect_rc "timeout is 124" 124 "$CLI" run --timeout 0.5 --code 'import time; tim
 expect_rc "OOM is 137" 137 "$CLI" run --memory 32 --code "x = b'x' * (200 << 20)"
 expect_rc "SIGKILL is 137" 137 "$CLI" run --code 'import os; os.kill(os.getpid(), 9)'
 expect_rc "output limit is 137" 137 "$CLI" run --output-limit 1000 --code 'print("x" * 5000)'
-expect_rc "refusal: --file-out ../x is 125" 125 "$CLI" run --file-out ../x --code 'pass'
-expect_rc "refusal: unknown profile is 125" 125 "$CLI" run --profile nosuch --code 'pass'
+# Bad values the library refuses are usage errors (2), like bad flags; 125 is for failed runs.
+expect_rc "bad value: --file-out ../x is 2" 2 "$CLI" run --file-out ../x --code 'pass'
+expect_rc "bad value: unknown profile is 2" 2 "$CLI" run --profile nosuch --code 'pass'
+expect_rc "bad value: --env without = is 2" 2 "$CLI" run --env A --code 'pass'
 expect_rc "refusal: missing supervisor is 125" 125 env ASB_SUPERVISOR=/nonexistent/asb-supervisor \
     "$CLI" run --code 'pass'
 grep -q '^agent-sandbox: error: ' "$TMP/err" && pass "refusal says agent-sandbox: error:" ||
@@ -82,7 +84,7 @@ marker="$TMP/ran-$RANDOM$RANDOM"
 "$CLI" run --profile subprocess --file-out ../x --code "open('$marker', 'w').write('x')" \
     </dev/null >/dev/null 2>"$TMP/err"
 rc=$?
-if [[ $rc == 125 && ! -e $marker ]] && grep -q "file-out" "$TMP/err"; then
+if [[ $rc == 2 && ! -e $marker ]] && grep -q "file-out" "$TMP/err"; then
     pass "--file-out ../x refused before the run ($(head -n1 "$TMP/err"))"
 else
     fail "--file-out ../x: exit $rc, marker exists: $([[ -e $marker ]] && echo yes || echo no)"
@@ -148,7 +150,8 @@ if [[ $rc == 124 ]] && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); 
 else
     fail "--json timeout record (exit $rc): $(head -c 300 "$TMP/json")"
 fi
-"$CLI" run --json --file-out ../x --code pass </dev/null >"$TMP/json" 2>"$TMP/err"
+ASB_SUPERVISOR=/nonexistent/asb-supervisor "$CLI" run --json --code pass </dev/null \
+    >"$TMP/json" 2>"$TMP/err"
 rc=$?
 if [[ $rc == 125 ]] && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="sandbox_error" and d["error"]' "$TMP/json"; then
     pass "--json refusal record is sandbox_error (exit 125)"

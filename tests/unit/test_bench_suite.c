@@ -172,6 +172,34 @@ static void test_humaneval_gzip_import(void **state)
     assert_non_null(strstr(err.message, "line 2: prompt"));
 }
 
+/* Text inputs: a NUL byte is refused (line readers stopped there and dropped the rest: a suite of
+ * many tasks read as two), and a FIFO is refused at once instead of waiting for a writer. */
+static void test_text_inputs_nul_and_fifo(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof(path), "%s/nul.jsonl", g_dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    static const char body[] = "{\"a\":1}\n\0{\"b\":2}\n";
+    assert_int_equal(write(fd, body, sizeof(body) - 1), (ssize_t)sizeof(body) - 1);
+    close(fd);
+    char *text = NULL;
+    size_t len = 0;
+    asb_error_t err;
+    assert_true(asb_bench_read_text(path, 1 << 20, &text, &len, &err) < 0);
+    assert_non_null(strstr(err.message, "NUL byte at offset 8"));
+    asb_bench_suite_t s;
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    snprintf(path, sizeof(path), "%s/fifo", g_dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10); /* a hang fails the test instead of the whole run */
+    assert_true(asb_bench_read_text(path, 1 << 20, &text, &len, &err) < 0);
+    alarm(0);
+    assert_non_null(strstr(err.message, "not a regular file"));
+    unlink(path);
+}
+
 static void test_submission_json_and_dir(void **state)
 {
     (void)state;
@@ -306,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_task_ids),
         cmocka_unit_test(test_humaneval_gzip_import),
+        cmocka_unit_test(test_text_inputs_nul_and_fifo),
         cmocka_unit_test(test_submission_json_and_dir),
         cmocka_unit_test(test_aggregate_counts_scored_only),
         cmocka_unit_test(test_honesty_rules),
