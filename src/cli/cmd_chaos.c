@@ -74,6 +74,8 @@ static int split(const char *list, char ***out, size_t *n)
     char *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         v[(*n)++] = tok;
+    if (*n == 0)
+        free(copy); /* v[0] holds it otherwise, and the caller frees v[0] */
     *out = v;
     return 0;
 }
@@ -165,6 +167,11 @@ int cli_chaos(int argc, char **argv)
     if (attack_list) {
         if (split(attack_list, &names, &n_names) < 0)
             goto out;
+        if (n_names == 0) {
+            /* An empty matrix would print "0/0 succeeded", which reads like a clean result. */
+            cli_error("--attacks: give at least one attack name (see agent-sandbox chaos --list)");
+            goto out;
+        }
         for (size_t i = 0; i < n_names; i++) {
             const asb_chaos_attack_t *a = asb_chaos_attack_find(names[i]);
             if (!a) {

@@ -92,6 +92,7 @@ fi
 
 # ---- usage errors: exit 2 and a clear message ----
 expect_usage "unknown command" "$CLI" frobnicate
+expect_usage "chaos with an empty attack list" "$CLI" chaos --attacks ','
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
