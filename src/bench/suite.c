@@ -238,6 +238,11 @@ static int parse_tags(json_t *arr, const char *path, asb_bench_task_t *t, asb_er
         if (!json_is_string(v) || !asb_bench_valid_task_id(json_string_value(v), &why))
             return asb_err(err, -EINVAL,
                            "%s[%zu]: expected a tag (1..200 of [A-Za-z0-9._/-], no '..')", path, i);
+        /* Each tag once: a repeated one would count the task several times in its roll-up. */
+        for (size_t j = 0; j < t->n_tags; j++)
+            if (strcmp(t->tags[j], json_string_value(v)) == 0)
+                return asb_err(err, -EINVAL, "%s[%zu]: tag '%s' is given twice", path, i,
+                               t->tags[j]);
         if (!(t->tags[t->n_tags] = strdup(json_string_value(v))))
             return asb_err_sys(err, ENOMEM, "%s", path);
         t->n_tags++;

@@ -67,6 +67,7 @@ static void test_errors_name_the_field(void **state)
     expect_error("{\"format\":\"agent-sandbox.bench-suite/1\",\"name\":\"s\",\"tasks\":[]}",
                  "$.tasks");
     expect_error(SUITE(TASK_OK ",\"bogus\":1}"), "$.tasks[0].bogus: unknown field");
+    expect_error(SUITE(TASK_OK ",\"tags\":[\"a\",\"b\",\"a\"]}"), "$.tasks[0].tags[2]: tag 'a'");
     expect_error(SUITE(TASK_OK "}," TASK_OK "}"), "$.tasks[1].id: 't/one' is also");
     expect_error(SUITE("{\"id\":\"../x\"}"), "$.tasks[0].id");
     expect_error(SUITE(TASK_OK ",\"limits\":{\"timeout_s\":-1}}"), "$.tasks[0].limits.timeout_s");
