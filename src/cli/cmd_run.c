@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/limits.h"
 #include "core/plan.h"
+#include "io/file_in.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,9 +225,11 @@ static void print_human(const asb_result_t *r)
     if (r->exit_code >= 0)
         fprintf(stderr, "[%s/%s] exit=%d %.3fs %s\n", r->backend, r->profile, r->exit_code,
                 r->duration_s, status);
-    else
+    else if (r->signal > 0)
         fprintf(stderr, "[%s/%s] signal=%d %.3fs %s\n", r->backend, r->profile, r->signal,
                 r->duration_s, status);
+    else /* the program never ran (or its end is unknown): no exit, no signal to show */
+        fprintf(stderr, "[%s/%s] %.3fs %s\n", r->backend, r->profile, r->duration_s, status);
 }
 
 int cli_run(int argc, char **argv)
@@ -249,6 +252,19 @@ int cli_run(int argc, char **argv)
         cli_error("%s", verr.message);
         rc = CLI_EXIT_USAGE;
         goto out;
+    }
+    /* Files in that cannot be read as regular files are bad values too (missing, a FIFO, a
+     * directory, a /proc pseudo-file, too large); the run opens them again itself. */
+    for (size_t i = 0; i < check.n_files_in; i++) {
+        int fd;
+        if (asb_file_in_open(check.files_in[i].host_path, check.limits.file_in_bytes, &fd, NULL,
+                             &verr) < 0) {
+            asb_plan_free(&check);
+            cli_error("%s", verr.message);
+            rc = CLI_EXIT_USAGE;
+            goto out;
+        }
+        close(fd);
     }
     asb_plan_free(&check);
     if (a.cfg.profile && strcmp(a.cfg.profile, "subprocess") == 0)

@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <sys/sendfile.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Largest single copy request; the kernel caps it near 2 GiB anyway. */
@@ -39,6 +41,16 @@ int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *siz
     if (!S_ISREG(st.st_mode)) {
         rc = asb_err(err, -EINVAL, "file-in '%s': not a regular file (%s)", shown,
                      asb_file_type_name(st.st_mode));
+        goto fail;
+    }
+    /* /proc and /sys files say size 0 and produce their text only when read: they cannot be
+     * copied by size (the copy failed with a bare "Invalid argument"; red-team finding). */
+    struct statfs sf;
+    if (fstatfs(f, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)) {
+        rc = asb_err(err, -EINVAL,
+                     "file-in '%s': a /proc or /sys pseudo-file (copy its contents to a regular "
+                     "file first)",
+                     shown);
         goto fail;
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > cap) {

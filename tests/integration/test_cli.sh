@@ -93,6 +93,17 @@ fi
 # ---- usage errors: exit 2 and a clear message ----
 expect_usage "unknown command" "$CLI" frobnicate
 expect_usage "chaos with an empty attack list" "$CLI" chaos --attacks ','
+expect_usage "--file-in of a missing file" "$CLI" run --file-in /nonexistent/x --code pass
+expect_usage "--file-in of a /proc pseudo-file" "$CLI" run --file-in /proc/self/environ --code pass
+grep -q "pseudo-file" "$TMP/err" && pass "--file-in /proc/...: says why" ||
+    fail "--file-in /proc/...: $(cat "$TMP/err")"
+# A run that never started shows no made-up exit or signal.
+ASB_SUPERVISOR=/bin/false "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err"
+if grep -q "SANDBOX_ERROR" "$TMP/err" && ! grep -q "signal=0" "$TMP/err"; then
+    pass "a run that never started: no signal=0 in its status line"
+else
+    fail "status line of a run that never started: $(cat "$TMP/err")"
+fi
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
