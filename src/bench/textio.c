@@ -19,7 +19,7 @@ int asb_bench_read_text(const char *path, size_t cap, char **text, size_t *len, 
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
         return asb_err_sys(err, errno, "open %s", path);
-    struct stat st;
+    struct stat st = {0};
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         int e = errno;
         close(fd);

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -13,22 +14,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The slot directory, made root-only if missing; a directory that anyone else could write would
- * let them hold slots (or swap lock files), so it must be root's and 0700. */
-static int slot_dir(asb_error_t *err)
+/* One directory level of the slot path, made if missing, which must be root's and writable by
+ * nobody else (mask: the mode bits that must be clear). Opened without following links. */
+static int trusted_dir(int at, const char *name, mode_t mask, asb_error_t *err)
 {
-    (void)mkdir("/run/agent-sandbox", 0700);
-    (void)mkdir(ASB_USERNS_SLOT_DIR, 0700);
-    int fd = open(ASB_USERNS_SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    (void)mkdirat(at, name, 0700);
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return asb_err_sys(err, errno, "id slots: open %s", ASB_USERNS_SLOT_DIR);
+        return asb_err_sys(err, errno, "id slots: open %s", name);
     struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 077)) {
+    if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & mask)) {
         close(fd);
-        return asb_err(err, -EPERM, "id slots: %s must be root's and mode 0700",
-                       ASB_USERNS_SLOT_DIR);
+        return asb_err(err, -EPERM, "id slots: %s must be root's and writable only by root", name);
     }
     return fd;
+}
+
+/* /run/agent-sandbox/idslots, each level checked: anyone else able to write a level could move
+ * the directory away and have slots handed out twice, or swap lock files (review finding). */
+static int slot_dir(asb_error_t *err)
+{
+    int run = open("/run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (run < 0)
+        return asb_err_sys(err, errno, "id slots: open /run");
+    int top = trusted_dir(run, "agent-sandbox", 022, err);
+    close(run);
+    if (top < 0)
+        return top;
+    int dir = trusted_dir(top, "idslots", 077, err);
+    close(top);
+    return dir;
+}
+
+/* Does `name` in dir still lead to the file open at fd? Only a slot's lock holder unlinks its
+ * name, so once we hold the lock and this holds, the name is ours until we let go. */
+static bool same_file(int dir, const char *name, int fd)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && fstatat(dir, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+           a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
 /* Lock slot k: open (or create) its file, flock it, and check that the name still leads to the
@@ -38,7 +62,7 @@ static int try_slot(int dir, uint32_t k, int *out)
 {
     char name[16];
     snprintf(name, sizeof(name), "%u", k);
-    int fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -46,9 +70,7 @@ static int try_slot(int dir, uint32_t k, int *out)
         close(fd);
         return e == EWOULDBLOCK ? 0 : -e;
     }
-    struct stat a, b;
-    if (fstat(fd, &a) < 0 || fstatat(dir, name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
-        a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+    if (!same_file(dir, name, fd)) {
         close(fd); /* unlinked under us: someone else may lock the new file; not ours */
         return 0;
     }
@@ -58,7 +80,7 @@ static int try_slot(int dir, uint32_t k, int *out)
 
 int asb_idslot_take(asb_idslot_t *s, asb_error_t *err)
 {
-    s->fd = -1;
+    s->fd = s->dir = -1;
     int dir = slot_dir(err);
     if (dir < 0)
         return dir;
@@ -74,45 +96,43 @@ int asb_idslot_take(asb_idslot_t *s, asb_error_t *err)
             break;
         if (rc == 1) {
             s->fd = fd;
+            s->dir = dir;
             s->slot = k;
             s->base = ASB_USERNS_HOST_BASE + k * ASB_USERNS_RANGE;
-            /* Name the lock file's owner, for people looking at the directory. */
+            /* Name the lock file's holder, for people looking at the directory. */
             char pid[24];
             int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
             if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n)
                 (void)0; /* only informative */
-            break;
+            return 0;
         }
     }
     close(dir);
     if (rc < 0)
         return asb_err_sys(err, -rc, "id slots: lock a slot in %s", ASB_USERNS_SLOT_DIR);
-    if (s->fd < 0)
-        return asb_err(err, -EAGAIN, "id slots: all %u host id ranges are in use",
-                       (unsigned)ASB_USERNS_SLOTS);
-    return 0;
+    return asb_err(err, -EAGAIN, "id slots: all %u host id ranges are in use",
+                   (unsigned)ASB_USERNS_SLOTS);
 }
 
 void asb_idslot_release(asb_idslot_t *s)
 {
     if (s->fd < 0)
         return;
-    /* Unlink while still holding the lock (try_slot checks for that), then unlock by closing:
-     * nothing is left in the directory by a sandbox that ended. */
+    /* Unlink while still holding the lock (try_slot checks for that), through the directory
+     * checked at take, then unlock by closing: nothing is left by a sandbox that ended. */
     char name[16];
     snprintf(name, sizeof(name), "%u", s->slot);
-    int dir = open(ASB_USERNS_SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dir >= 0) {
-        (void)unlinkat(dir, name, 0);
-        close(dir);
-    }
+    if (same_file(s->dir, name, s->fd))
+        (void)unlinkat(s->dir, name, 0);
     close(s->fd);
-    s->fd = -1;
+    close(s->dir);
+    s->fd = s->dir = -1;
 }
 
 int asb_idslot_reap(void)
 {
-    int dir = open(ASB_USERNS_SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    asb_error_t err;
+    int dir = slot_dir(&err);
     if (dir < 0)
         return 0;
     int dfd = dup(dir), removed = 0;
@@ -127,11 +147,16 @@ int asb_idslot_reap(void)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        int fd = openat(dir, e->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        /* O_NONBLOCK and only regular files: nothing planted here can hang us. */
+        int fd = openat(dir, e->d_name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             continue;
-        /* Locked by nobody: its holder died. Unlinked while we hold the lock (try_slot checks). */
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dir, e->d_name, 0) == 0)
+        struct stat st;
+        /* Locked by nobody: its holder died. Removed only if the name still leads to the file we
+         * locked: a holder may have released it and a new sandbox made and locked another file
+         * under that name in between (review finding: the reaper removed a live slot). */
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+            same_file(dir, e->d_name, fd) && unlinkat(dir, e->d_name, 0) == 0)
             removed++;
         close(fd);
     }

@@ -14,6 +14,7 @@
 
 typedef struct asb_idslot {
     int fd;        /* the locked lock file, -1 when none is held */
+    int dir;       /* the slot directory, checked when the slot was taken */
     uint32_t slot; /* 0..ASB_USERNS_SLOTS-1 */
     uint32_t base; /* host id that inside id 0 maps to */
 } asb_idslot_t;

@@ -748,7 +748,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
     snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
     r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = r->mnt_ns = -1;
-    r->ids.fd = -1;
+    r->ids.fd = r->ids.dir = -1;
     r->ctl[0] = r->ctl[1] = r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
     r->sync[0] = r->sync[1] = -1;
     asb_capbuf_init(&r->cap_out, tmpl->limits.output_bytes);
@@ -873,11 +873,14 @@ int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *
         return rc;
     }
     /* Held so that the supervisor's exit does not tear the mounts down on the run's path
-     * (asb_native_run_prepared). Our unreaped child: the pid cannot name another process. Not
-     * having it costs only time. */
+     * (asb_native_run_prepared). By pid: if the supervisor is still alive after the open (its
+     * pidfd says so), the pid named it, not a reused one (a caller that reaps children itself
+     * could have taken it; review finding). Not having it costs only time. */
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)r->pid);
     r->mnt_ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->mnt_ns >= 0 && syscall(SYS_pidfd_send_signal, r->pidfd, 0, NULL, 0) < 0)
+        close_fd(&r->mnt_ns);
     *out = r;
     return 0;
 }

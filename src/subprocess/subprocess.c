@@ -193,8 +193,9 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         /* Child: async-signal-safe calls only until execve. */
         setsid();
         /* Dies with the caller (red-team finding: a SIGTERM'd CLI left it running past its
-         * timeout). What it starts itself and leaves behind is not covered: subprocess is the
-         * unsafe baseline. */
+         * timeout): with the thread that called asb_run, which waits for the run. What it starts
+         * itself and leaves behind, and a setuid program it execs (which clears the signal), are
+         * not covered: subprocess is the unsafe baseline. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != caller)
             _exit(125);
         if (dup2(stdin_fd, 0) < 0 || dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0 ||
