@@ -99,10 +99,12 @@ int asb_idslot_take(asb_idslot_t *s, asb_error_t *err)
             s->dir = dir;
             s->slot = k;
             s->base = ASB_USERNS_HOST_BASE + k * ASB_USERNS_RANGE;
-            /* Name the lock file's holder, for people looking at the directory. */
-            char pid[24];
-            int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-            if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n)
+            /* Name the lock file's holder, for people looking at the directory: fixed width at
+             * offset 0, no truncation (on ext4 a truncated-then-written file is flushed on close:
+             * 0.4 ms of every run when /run is not a tmpfs). */
+            char pid[16];
+            int n = snprintf(pid, sizeof(pid), "%-11d\n", (int)getpid());
+            if (pwrite(fd, pid, (size_t)n, 0) != n)
                 (void)0; /* only informative */
             return 0;
         }
