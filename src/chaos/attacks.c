@@ -35,6 +35,7 @@ static const asb_chaos_attack_t ATTACKS[] = {
      .what = "print the kernel release",
      .hardened_may_succeed = true},
     {.name = "mountinfo_leak", .what = "print /proc/self/mountinfo", .hardened_may_succeed = true},
+    {.name = "host_identity_leak", .what = "print the host's boot id, kernel command line, uptime"},
     {.name = "sysrq_trigger",
      .what = "write 'h' to /proc/sysrq-trigger",
      .flags = ASB_CHAOS_EXCLUSIVE,

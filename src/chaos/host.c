@@ -275,6 +275,13 @@ int asb_chaos_host_setup(asb_chaos_host_t *h, unsigned plant, asb_chaos_obs_t *o
     struct utsname u;
     if (uname(&u) == 0)
         snprintf(o->kernel_release, sizeof(o->kernel_release), "%s", u.release);
+    char *boot = read_text("/proc/sys/kernel/random/boot_id", 64);
+    if (boot) {
+        boot[strcspn(boot, "\n")] = '\0';
+        if (strlen(boot) == 36)
+            snprintf(o->boot_id, sizeof(o->boot_id), "%s", boot);
+        free(boot);
+    }
     o->shadow = read_text("/etc/shadow", 64 * 1024);
     mount_markers(o);
     o->kcore_hex = hex_of("/proc/kcore", 0, 1024);

@@ -374,6 +374,17 @@ static asb_chaos_verdict_t j_kernel(const asb_chaos_obs_t *o, const asb_result_t
     return say(ASB_CHAOS_BLOCKED, ev, n, "the host kernel release never appeared in the output");
 }
 
+static asb_chaos_verdict_t j_identity(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                      size_t n)
+{
+    if (!o->boot_id[0])
+        return say(ASB_CHAOS_NA, ev, n, "the harness could not read the host's boot id");
+    if (asb_chaos_output_has(r, o->boot_id))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "the host's boot id %s appeared in the output",
+                   o->boot_id);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the host's boot id never appeared in the output");
+}
+
 static asb_chaos_verdict_t j_mountinfo(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                        size_t n)
 {
@@ -613,6 +624,7 @@ static const struct {
     {"raise_priority", j_priority},
     {"kernel_version_leak", j_kernel},
     {"mountinfo_leak", j_mountinfo},
+    {"host_identity_leak", j_identity},
     {"sysrq_trigger", j_sysrq},
     {"kcore_read", j_kcore},
     {"dev_mem", j_devmem},

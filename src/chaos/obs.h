@@ -85,7 +85,8 @@ typedef struct asb_chaos_obs {
 
     /* Reference facts the harness read itself. */
     char kernel_release[128];
-    char *shadow;                                   /* host /etc/shadow, NULL when unreadable */
+    char boot_id[64]; /* the host's /proc/sys/kernel/random/boot_id, "" when unreadable */
+    char *shadow;     /* host /etc/shadow, NULL when unreadable */
     char mount_markers[ASB_CHAOS_MAX_MARKERS][160]; /* host-only mount sources / points */
     int n_mount_markers;
     char *kcore_hex;  /* first 1 KiB of /proc/kcore, NULL when the host has none */
