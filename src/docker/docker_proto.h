@@ -16,6 +16,8 @@
 #define ASB_DOCKER_STDERR_KEEP 4096      /* the supervisor's own diagnostics we keep */
 #define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */
 #define ASB_DOCKER_FRAME_MAX 65536       /* largest supervisor frame payload */
+/* Masked in every container (HostConfig.MaskedPaths): the host's boot id names the host. */
+#define ASB_DOCKER_MASK_BOOT_ID "/proc/sys/kernel/random/boot_id"
 
 /* Supervisor frames on the container's stdout: 1 type byte, 4-byte big-endian length, payload.
  * Only the supervisor writes the container's stdout; the workload writes to pipes it reads. */

@@ -145,6 +145,20 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
     if (ctx->io_volume)
         json_array_append_new(mounts, json_pack("{s:s, s:s, s:b}", "Type", "volume", "Target",
                                                 ASB_DOCKER_IO_DIR, "ReadOnly", 0));
+    /* Docker's default masks (which a MaskedPaths list replaces, so they are all here) and the
+     * ones the native backend adds: what names the host (boot id, command line, disks, devices)
+     * and host-wide activity. A path the kernel lacks is skipped by the runtime. */
+    static const char *const masked_paths[] = {
+        /* Docker's defaults */
+        "/proc/asound", "/proc/acpi", "/proc/interrupts", "/proc/kcore", "/proc/keys",
+        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
+        "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap",
+        /* ours (native proc_fs does the same) */
+        ASB_DOCKER_MASK_BOOT_ID, "/proc/cmdline", "/proc/partitions", "/proc/misc", "/proc/devices",
+        "/proc/consoles", "/proc/cgroups", "/proc/diskstats", "/proc/pressure", NULL};
+    json_t *masked = json_array();
+    for (size_t i = 0; masked_paths[i]; i++)
+        json_array_append_new(masked, json_string(masked_paths[i]));
     json_t *ulimits = json_array();
     json_array_append_new(ulimits, ulimit("core", 0));
     if (plan->limits.nofile)
@@ -153,12 +167,13 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
         json_array_append_new(ulimits, ulimit("fsize", plan->limits.fsize_bytes));
 
     json_t *host = json_pack(
-        "{s:s, s:b, s:o, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:s}, s:b, s:s}",
+        "{s:s, s:b, s:o, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:s}, s:b, s:s, "
+        "s:o}",
         "NetworkMode", p.ns_net ? "none" : "bridge", "ReadonlyRootfs",
         p.root == ASB_ROOT_ALLOWLIST_RO, "CapDrop", capdrop, "CapAdd", json_array(), "SecurityOpt",
         secopt, "Privileged", 0, "Memory", mem, "MemorySwap", mem, "PidsLimit", pids, "NanoCpus",
         nano, "Tmpfs", tmpfs, "Mounts", mounts, "Ulimits", ulimits, "LogConfig", "Type", "none",
-        "AutoRemove", 0, "IpcMode", "private");
+        "AutoRemove", 0, "IpcMode", "private", "MaskedPaths", masked);
     json_t *body = json_pack(
         "{s:s, s:[s,s], s:[], s:[s], s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, "
         "s:{s:s, s:s, s:s}, s:o}",

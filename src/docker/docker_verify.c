@@ -155,6 +155,9 @@ bool asb_docker_verify(const asb_profile_t *p, uint32_t weaken, const json_t *re
         note(why, why_len, "CapAdd is not empty");
     if (p->no_new_privs && !has(json_object_get(hc, "SecurityOpt"), "no-new-privileges"))
         note(why, why_len, "no-new-privileges is not set");
+    if (!has(json_object_get(hc, "MaskedPaths"), ASB_DOCKER_MASK_BOOT_ID) ||
+        !has(json_object_get(hc, "MaskedPaths"), "/proc/kcore"))
+        note(why, why_len, "MaskedPaths lacks the host's boot id or kcore");
     if (p->uid >= 0) {
         char user[48];
         snprintf(user, sizeof(user), "%ld:%ld", p->uid, p->gid);

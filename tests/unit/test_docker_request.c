@@ -41,6 +41,15 @@ static void test_hardened_request_has_every_control(void **state)
     json_t *h = hc(b);
     assert_string_equal(json_string_value(json_object_get(h, "NetworkMode")), "none");
     assert_true(json_is_true(json_object_get(h, "ReadonlyRootfs")));
+    /* Docker's own masks stay (a MaskedPaths list replaces them) and ours are added. */
+    const json_t *mp = json_object_get(h, "MaskedPaths");
+    bool boot = false, kcore = false;
+    for (size_t i = 0; i < json_array_size(mp); i++) {
+        const char *m = json_string_value(json_array_get(mp, i));
+        boot |= m && strcmp(m, "/proc/sys/kernel/random/boot_id") == 0;
+        kcore |= m && strcmp(m, "/proc/kcore") == 0;
+    }
+    assert_true(boot && kcore);
     assert_string_equal(json_string_value(json_object_get(b, "User")), "65534:65534");
     assert_int_equal(json_array_size(json_object_get(h, "CapDrop")), 1);
     assert_string_equal(json_string_value(json_array_get(json_object_get(h, "CapDrop"), 0)), "ALL");
@@ -220,6 +229,7 @@ static void test_verify_accepts_faithful_and_refuses_tampered(void **state)
         {"PidsLimit", json_integer(0), "PidsLimit"},
         {"SecurityOpt", json_pack("[s]", "seccomp=unconfined"), "seccomp"},
         {"PidMode", json_string("host"), "PidMode"},
+        {"MaskedPaths", json_array(), "MaskedPaths"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         ins = inspect_for(b);
