@@ -489,7 +489,7 @@ static void test_pool_releases_mount_namespaces(void **state)
         assert_true(n >= 0 && n <= 2);
     }
     fprintf(stderr, "  back to back: at most %d mount namespaces waiting\n", most);
-    assert_true(most >= 1);       /* the deferral is in force (else this test shows nothing) */
+    assert_true(most >= 1); /* the deferral is in force (else this test shows nothing) */
     /* Idle now: the thread releases them, then prepares a sandbox (which holds its own). */
     double end = rt_now() + 20.0;
     while ((asb_pool_ready(pool) < 1 || rt_count_mnt_ns_fds() != 1) && rt_now() < end)
