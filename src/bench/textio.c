@@ -58,8 +58,15 @@ int asb_bench_read_text(const char *path, size_t cap, char **text, size_t *len, 
             rc = asb_err(err, -EIO, "read %s: %s", path, msg ? msg : "zlib error");
             break;
         }
-        if (got == 0)
+        if (got == 0) {
+            /* End of input: a gzip stream cut short (its CRC and size trailer missing) ends
+             * here too, and only gzerror tells (red-team finding: accepted silently). */
+            int zerr = Z_OK;
+            const char *msg = gzerror(gz, &zerr);
+            if (zerr != Z_OK)
+                rc = asb_err(err, -EIO, "read %s: %s", path, msg ? msg : "zlib error");
             break;
+        }
         n += (size_t)got;
     }
     gzclose(gz);

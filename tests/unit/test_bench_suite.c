@@ -167,6 +167,14 @@ static void test_humaneval_gzip_import(void **state)
     assert_non_null(strstr(err.message, "not in the suite"));
     asb_bench_suite_free(&s);
 
+    /* A gzip file cut short (its trailer gone) is an error, not the tasks that survived. */
+    snprintf(path, sizeof(path), "%s/he.jsonl.gz", g_dir);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size - 8), 0);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "unexpected end of file"));
+
     snprintf(path, sizeof(path), "%s/bad.jsonl", g_dir);
     write_file(path, HE_LINE("HumanEval/0", "a") "{\"task_id\":\"x\"}\n", false);
     assert_true(asb_humaneval_load(path, &s, &err) < 0);
