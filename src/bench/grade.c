@@ -315,10 +315,16 @@ int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *t
     } else if (res.exit_code == 0 && proved_complete(&res.out, secret)) {
         set_reason(row, ASB_BENCH_PASS, "the oracle ran to its end");
     } else {
-        set_reason(row, ASB_BENCH_FAIL, "the oracle did not reach its end (exit %d): %s",
-                   res.exit_code,
-                   row->grader.stderr_tail && row->grader.stderr_tail[0] ? row->grader.stderr_tail
-                                                                         : "no error output");
+        /* The tail is the candidate's to write: quoted, so it never reads as our words (a
+         * last line "the oracle ran to its end" did; red-team finding). */
+        if (row->grader.stderr_tail && row->grader.stderr_tail[0])
+            set_reason(row, ASB_BENCH_FAIL,
+                       "the oracle did not reach its end (exit %d); last line of stderr: \"%s\"",
+                       res.exit_code, row->grader.stderr_tail);
+        else
+            set_reason(row, ASB_BENCH_FAIL,
+                       "the oracle did not reach its end (exit %d); no error output",
+                       res.exit_code);
     }
     explicit_bzero(secret, sizeof(secret));
     asb_result_free(&res);
