@@ -142,35 +142,6 @@ static int exit_code_for(const run_state_t *st)
     return 125;
 }
 
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-
-/* The workload's own clocks: a time namespace for our children whose monotonic and boot clocks
- * start at zero now, so /proc/uptime and the boot time in /proc/stat tell the workload how long
- * it has run, not how long the host has been up (red-team finding). Wall time is the host's: a
- * time namespace has no offset for CLOCK_REALTIME. Our own clocks (the deadline) are unchanged. */
-static int own_clocks(asb_error_t *err)
-{
-    if (unshare(CLONE_NEWTIME) < 0)
-        return asb_err_sys(err, errno, "unshare a time namespace for the workload");
-    struct timespec mono, boot;
-    clock_gettime(CLOCK_MONOTONIC, &mono);
-    clock_gettime(CLOCK_BOOTTIME, &boot);
-    char buf[96];
-    int n = snprintf(buf, sizeof(buf), "monotonic %lld 0\nboottime %lld 0\n",
-                     -(long long)mono.tv_sec, -(long long)boot.tv_sec);
-    int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return asb_err_sys(err, errno, "open /proc/self/timens_offsets");
-    ssize_t w = write(fd, buf, (size_t)n);
-    int e = errno;
-    close(fd);
-    if (w != n)
-        return asb_err_sys(err, w < 0 ? e : EIO, "set the workload's clock offsets");
-    return 0;
-}
-
 static int fatal(const sup_spec_t *spec, const char *msg)
 {
     sup_send_error(ASB_FD_CONTROL, spec ? spec->nonce : "", msg);
@@ -278,8 +249,6 @@ int main(int argc, char **argv)
         listen(probe, 1) < 0)
         return fatal(&spec, "cannot create the scope probe socket");
 
-    if (own_clocks(&err) < 0)
-        return fatal(&spec, err.message);
     run_state_t st = {.spec = &spec};
     st.workload = fork();
     if (st.workload < 0)
