@@ -9,6 +9,8 @@
 #include "native/wire_json.h"
 
 #include <inttypes.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,44 @@ static json_t *ulimit(const char *name, uint64_t v)
     return json_pack("{s:s, s:I, s:I}", "Name", name, "Soft", (json_int_t)v, "Hard", (json_int_t)v);
 }
 
+/* Docker's defaults also mask each possible CPU's thermal_throttle directory (GHSA-6fw5-f8r9-
+ * fgfm); a MaskedPaths list replaces the defaults, so they are listed here too (review finding).
+ * The engine is local (a unix socket), so its CPUs are ours: /sys/devices/system/cpu/possible,
+ * "0-3,5" style. Paths that do not exist are skipped by the runtime. */
+static void add_thermal_throttle(json_t *masked)
+{
+    char buf[256] = "";
+    int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    int added = 0;
+    for (char *p = buf; *p && added < 4096;) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0)
+            break;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a)
+                break;
+        }
+        for (long c = a; c <= b && added < 4096; c++, added++) {
+            char path[96];
+            snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/thermal_throttle", c);
+            json_array_append_new(masked, json_string(path));
+        }
+        p = *end == ',' ? end + 1 : end;
+        if (*p == '\n')
+            break;
+    }
+}
+
 json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
 {
     asb_profile_t p;
@@ -159,6 +199,7 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
     json_t *masked = json_array();
     for (size_t i = 0; masked_paths[i]; i++)
         json_array_append_new(masked, json_string(masked_paths[i]));
+    add_thermal_throttle(masked);
     json_t *ulimits = json_array();
     json_array_append_new(ulimits, ulimit("core", 0));
     if (plan->limits.nofile)

@@ -17,6 +17,7 @@
 #include <archive_entry.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static json_t *request(const char *profile)
 {
@@ -50,6 +51,14 @@ static void test_hardened_request_has_every_control(void **state)
         kcore |= m && strcmp(m, "/proc/kcore") == 0;
     }
     assert_true(boot && kcore);
+    /* and Docker's per-CPU thermal_throttle masks, for every CPU this host may have */
+    bool cpu0 = false;
+    for (size_t i = 0; i < json_array_size(mp); i++) {
+        const char *m = json_string_value(json_array_get(mp, i));
+        cpu0 |= m && strcmp(m, "/sys/devices/system/cpu/cpu0/thermal_throttle") == 0;
+    }
+    if (access("/sys/devices/system/cpu/possible", R_OK) == 0)
+        assert_true(cpu0);
     assert_string_equal(json_string_value(json_object_get(b, "User")), "65534:65534");
     assert_int_equal(json_array_size(json_object_get(h, "CapDrop")), 1);
     assert_string_equal(json_string_value(json_array_get(json_object_get(h, "CapDrop"), 0)), "ALL");
