@@ -339,8 +339,8 @@ static int copy_in(drun_t *r, asb_error_t *err)
     for (size_t i = 0; i < plan->n_files_in; i++) {
         uint64_t size = 0;
         int fd = -1;
-        if ((rc = asb_file_in_open(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
-                                   &size, err)) < 0)
+        if ((rc = asb_file_in_snapshot(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
+                                       &size, err)) < 0)
             goto out;
         if (asprintf(&names[nf], "in/%s", plan->files_in[i].name) < 0) {
             close(fd);

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -70,6 +72,67 @@ int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *siz
 fail:
     close(f);
     return rc;
+}
+
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
+static int write_all(int out, const unsigned char *buf, size_t n, asb_error_t *err);
+
+int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t *size,
+                         asb_error_t *err)
+{
+    *fd = -1;
+    int in;
+    uint64_t declared;
+    int rc = asb_file_in_open(host_path, cap, &in, &declared, err);
+    if (rc < 0)
+        return rc;
+    char shown[512];
+    asb_printable(host_path, shown, sizeof(shown));
+    int m = memfd_create("file-in", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+    if (m < 0 && errno == EINVAL)
+        m = memfd_create("file-in", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (m < 0) {
+        rc = asb_err_sys(err, errno, "file-in '%s': memfd", shown);
+        close(in);
+        return rc;
+    }
+    /* read(), not the size: cap + 1 bytes at most, so a larger or growing file is refused. */
+    unsigned char buf[65536];
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = asb_err_sys(err, errno, "file-in '%s': read", shown);
+            break;
+        }
+        if (n == 0)
+            break;
+        total += (uint64_t)n;
+        if (total > cap) {
+            rc = asb_err(err, -EFBIG, "file-in '%s': larger than %ju bytes", shown, (uintmax_t)cap);
+            break;
+        }
+        if ((rc = write_all(m, buf, (size_t)n, err)) < 0)
+            break;
+    }
+    close(in);
+    if (rc == 0 &&
+        (fcntl(m, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
+         lseek(m, 0, SEEK_SET) != 0))
+        rc = asb_err_sys(err, errno, "file-in '%s': seal", shown);
+    if (rc < 0) {
+        close(m);
+        return rc;
+    }
+    *fd = m;
+    if (size)
+        *size = total;
+    return 0;
 }
 
 typedef enum copy_mode { COPY_RANGE, COPY_SENDFILE, COPY_READ_WRITE } copy_mode_t;

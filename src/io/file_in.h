@@ -13,6 +13,13 @@
 int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *size,
                      asb_error_t *err);
 
+/* asb_file_in_open, then its content read into a sealed memfd: what the sandbox gets is what was
+ * read now, at most cap bytes whatever the file does afterwards (grows, changes), and files whose
+ * size says nothing (cgroupfs, tracefs report 0) arrive whole. *fd is the memfd at offset 0
+ * (read-only, sealed), *size its exact length. */
+int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t *size,
+                         asb_error_t *err);
+
 /* Copy from in (at its offset) to out until EOF, at most max bytes. More than max bytes in `in`
  * is an error (-EFBIG) after max bytes were written; the copy is never silently short. Both fds
  * must be blocking. Uses copy_file_range, then sendfile, then read/write. */

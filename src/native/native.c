@@ -185,8 +185,8 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
         return asb_err_sys(err, ENOMEM, "files in");
     for (size_t i = 0; i < plan->n_files_in; i++) {
         uint64_t size;
-        int fd, rc = asb_file_in_open(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
-                                      &size, err);
+        int fd, rc = asb_file_in_snapshot(plan->files_in[i].host_path, plan->limits.file_in_bytes,
+                                          &fd, &size, err);
         if (rc < 0)
             return rc;
         r->file_fds[r->n_file_fds] = fd;

@@ -264,6 +264,44 @@ static void test_file_in_regular_and_copy(void **state)
     close(in);
 }
 
+/* The snapshot the sandbox gets: exactly the content read now, sealed, even when the file's size
+ * says nothing (a pseudo-file reporting 0), and never more than the cap (red-team/review
+ * findings: the supervisor's sendfile copied whatever the file had become). */
+static void test_file_in_snapshot(void **state)
+{
+    fixture_t *f = *state;
+    put(f->ws, "src", "0123456789", 10);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/src", f->dir);
+    int m = -1;
+    uint64_t size = 0;
+    asb_error_t err = {0};
+    assert_int_equal(asb_file_in_snapshot(path, 10, &m, &size, &err), 0);
+    assert_int_equal(size, 10);
+    /* the original grows: the snapshot does not */
+    int app = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    assert_true(app >= 0);
+    assert_int_equal(write(app, "more", 4), 4);
+    close(app);
+    char buf[32];
+    assert_int_equal(pread(m, buf, sizeof(buf), 0), 10);
+    assert_memory_equal(buf, "0123456789", 10);
+    assert_true(write(m, "x", 1) < 0); /* sealed */
+    close(m);
+    /* a file reporting size 0 but holding more than the cap: refused, not cut */
+    const char *pseudo = "/proc/self/mountinfo"; /* procfs: refused by name of its fs */
+    assert_true(asb_file_in_snapshot(pseudo, 1 << 20, &m, &size, &err) < 0);
+    const char *cg = "/sys/fs/cgroup/cgroup.controllers";
+    struct stat st;
+    if (stat(cg, &st) < 0) /* cgroup v1 hybrid: the unified mount */
+        cg = "/sys/fs/cgroup/unified/cgroup.controllers";
+    if (stat(cg, &st) == 0 && st.st_size == 0) {
+        assert_int_equal(asb_file_in_snapshot(cg, 4096, &m, &size, &err), 0);
+        close(m);
+        assert_true(asb_file_in_snapshot(cg, 0, &m, &size, &err) < 0 || size == 0);
+    }
+}
+
 static void test_file_in_refuses_fifo_dir_and_over_cap(void **state)
 {
     fixture_t *f = *state;
@@ -307,6 +345,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_file_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_char_device_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_in_regular_and_copy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_in_snapshot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_in_refuses_fifo_dir_and_over_cap, setup,
                                         teardown),
     };
