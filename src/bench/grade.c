@@ -72,7 +72,9 @@ static char *tail_line(const asb_bytes_t *b)
     size_t n = 0;
     for (size_t i = start; i < end; i++) {
         unsigned char c = b->data[i];
-        s[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+        /* Printable ASCII only, and no '"' or '\\': the tail is quoted in reasons (a candidate
+         * closing the quote could write words that read as ours; review finding). */
+        s[n++] = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? (char)c : '?';
     }
     s[n] = '\0';
     return s;

@@ -47,6 +47,30 @@ static const char *need(int argc, char **argv, int *i)
     return argv[++*i];
 }
 
+/* Bad values the library refuses (unknown profile, bad env entry, file name, limits) are usage
+ * errors (exit 2), found before anything runs; 125 is for failures of the run itself (red-team
+ * finding). So are files in that cannot be read as regular files (missing, a FIFO, a directory,
+ * a /proc pseudo-file, too large); the run opens them again itself. */
+static int validate(const asb_config_t *c)
+{
+    asb_plan_t check;
+    asb_error_t verr;
+    int rc = asb_plan_build(c, &check, &verr);
+    for (size_t i = 0; rc == 0 && i < check.n_files_in; i++) {
+        int fd;
+        rc = asb_file_in_open(check.files_in[i].host_path, check.limits.file_in_bytes, &fd, NULL,
+                              &verr);
+        if (rc == 0)
+            close(fd);
+    }
+    asb_plan_free(&check);
+    if (rc < 0) {
+        cli_error("%s", verr.message);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse(int argc, char **argv, run_args_t *a)
 {
     asb_config_t *c = &a->cfg;
@@ -158,6 +182,12 @@ static int parse(int argc, char **argv, run_args_t *a)
         if (len == 0)
             c->code = "";
     }
+    c->files_in = a->files_in;
+    c->files_out = a->files_out;
+    c->env = a->env;
+    /* Before stdin is read (it may wait for a writer until the timeout). */
+    if (validate(c) < 0)
+        return -1;
     size_t slen = 0;
     if (stdin_file) {
         if (cli_read_file(stdin_file, ASB_MAX_STDIN_BYTES, &a->stdin_data, &slen) < 0)
@@ -169,9 +199,6 @@ static int parse(int argc, char **argv, run_args_t *a)
     }
     c->stdin_data = a->stdin_data;
     c->stdin_len = slen;
-    c->files_in = a->files_in;
-    c->files_out = a->files_out;
-    c->env = a->env;
     return 0;
 }
 
@@ -242,31 +269,6 @@ int cli_run(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto out;
     }
-    /* Bad values the library refuses (unknown profile, bad env entry, file name, limits) are
-     * usage errors (exit 2), found before anything runs; 125 is for failures of the run itself
-     * (red-team finding). */
-    asb_plan_t check;
-    asb_error_t verr;
-    if (asb_plan_build(&a.cfg, &check, &verr) < 0) {
-        asb_plan_free(&check);
-        cli_error("%s", verr.message);
-        rc = CLI_EXIT_USAGE;
-        goto out;
-    }
-    /* Files in that cannot be read as regular files are bad values too (missing, a FIFO, a
-     * directory, a /proc pseudo-file, too large); the run opens them again itself. */
-    for (size_t i = 0; i < check.n_files_in; i++) {
-        int fd;
-        if (asb_file_in_open(check.files_in[i].host_path, check.limits.file_in_bytes, &fd, NULL,
-                             &verr) < 0) {
-            asb_plan_free(&check);
-            cli_error("%s", verr.message);
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        close(fd);
-    }
-    asb_plan_free(&check);
     if (a.cfg.profile && strcmp(a.cfg.profile, "subprocess") == 0)
         fprintf(stderr, "agent-sandbox: warning: profile subprocess runs the code ON THE HOST "
                         "with your privileges; it is not a sandbox\n");
