@@ -8,13 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void must(bool ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_cgroup_parse: %s\n", what);
-        abort();
-    }
-}
+#define FUZZ_TARGET "fuzz_cgroup_parse"
+#include "fuzz_must.h"
 
 static void check_mount(const asb_cgroup_mount_t *m)
 {

@@ -10,13 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void must(bool ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_json_text: %s\n", what);
-        abort();
-    }
-}
+#define FUZZ_TARGET "fuzz_json_text"
+#include "fuzz_must.h"
 
 /* Dump s as a JSON document, parse it back, and require the same string. */
 static void round_trip(const json_t *s)

@@ -7,13 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void must(bool ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_plain_name: %s\n", what);
-        abort();
-    }
-}
+#define FUZZ_TARGET "fuzz_plain_name"
+#include "fuzz_must.h"
 
 static void check_plain_name(const char *s)
 {

@@ -92,50 +92,58 @@ static void *bg_run_main(void *arg)
     return NULL;
 }
 
-/* While a run is live, find its workload in our run cgroup (comm python3) and read its status
- * from the host: this is the kernel's word, not the program's or the supervisor's. */
-static bool observe_workload(pthread_t th, status_fields_t *out, char *netns, size_t nlen)
+/* The live workloads of our runs: processes in one of our run cgroups whose comm is python3.
+ * Their pids (at most max); the host's view, not the program's. */
+static int our_workloads(long *pids, int max)
 {
     char tag[48];
     snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < max) {
+        char *x;
+        long pid = strtol(e->d_name, &x, 10);
+        if (*x || pid <= 0)
+            continue;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
+        char *cg = rt_read_file(path, NULL);
+        bool ours = cg && strstr(cg, tag);
+        free(cg);
+        snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+        char *comm = ours ? rt_read_file(path, NULL) : NULL;
+        if (comm && strncmp(comm, "python3", 7) == 0)
+            pids[n++] = pid;
+        free(comm);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* While a run is live, find its workload and read its status from the host: this is the
+ * kernel's word, not the program's or the supervisor's. */
+static bool observe_workload(pthread_t th, status_fields_t *out, char *netns, size_t nlen)
+{
     double end = rt_now() + 5.0;
     while (rt_now() < end) {
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            char *x;
-            long pid = strtol(e->d_name, &x, 10);
-            if (*x || pid <= 0)
-                continue;
+        long pids[4];
+        int n = our_workloads(pids, 4);
+        for (int i = 0; i < n; i++) {
             char path[64];
-            snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
-            char *cg = rt_read_file(path, NULL);
-            bool ours = cg && strstr(cg, tag);
-            free(cg);
-            if (!ours)
-                continue;
-            snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-            char *comm = rt_read_file(path, NULL);
-            bool py = comm && strncmp(comm, "python3", 7) == 0;
-            free(comm);
-            if (!py)
-                continue;
-            snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+            snprintf(path, sizeof(path), "/proc/%ld/status", pids[i]);
             char *st = rt_read_file(path, NULL);
-            snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
-            ssize_t n = readlink(path, netns, nlen - 1);
-            netns[n > 0 ? n : 0] = '\0';
+            snprintf(path, sizeof(path), "/proc/%ld/ns/net", pids[i]);
+            ssize_t l = readlink(path, netns, nlen - 1);
+            netns[l > 0 ? l : 0] = '\0';
             if (st) {
                 *out = parse_status(st);
                 free(st);
-                if (out->ok) {
-                    closedir(d);
+                if (out->ok)
                     return true;
-                }
             }
         }
-        if (d)
-            closedir(d);
         (void)th;
         usleep(10000);
     }
@@ -690,39 +698,21 @@ static void test_concurrent_sandboxes_own_host_uids(void **state)
         assert_int_equal(pthread_create(&th[i], NULL, bg_run_main, &b[i]), 0);
     }
     /* Every python3 of ours alive at once: their host uids, one range each. */
-    char tag[48];
-    snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
     long ranges[8];
     int n_ranges = 0, seen_max = 0;
     double end = rt_now() + 5.0;
     while (rt_now() < end && seen_max < N) {
-        long r_now[8];
-        int seen = 0;
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            char *x;
-            long pid = strtol(e->d_name, &x, 10);
-            if (*x || pid <= 0)
-                continue;
+        long pids[8], r_now[8];
+        int n_pids = our_workloads(pids, 8), seen = 0;
+        for (int i = 0; i < n_pids; i++) {
             char path[64];
-            snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
-            char *cg = rt_read_file(path, NULL);
-            bool ours = cg && strstr(cg, tag);
-            free(cg);
-            snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-            char *comm = ours ? rt_read_file(path, NULL) : NULL;
-            bool py = comm && strncmp(comm, "python3", 7) == 0;
-            free(comm);
-            snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-            char *st = py ? rt_read_file(path, NULL) : NULL;
+            snprintf(path, sizeof(path), "/proc/%ld/status", pids[i]);
+            char *st = rt_read_file(path, NULL);
             const char *u = st ? strstr(st, "\nUid:\t") : NULL;
-            if (u && seen < 8)
+            if (u)
                 r_now[seen++] = (strtol(u + 6, NULL, 10) - HOST_BASE) / HOST_RANGE;
             free(st);
         }
-        if (d)
-            closedir(d);
         if (seen > seen_max) {
             seen_max = seen;
             n_ranges = 0;
