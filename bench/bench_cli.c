@@ -146,12 +146,8 @@ int main(int argc, char **argv)
     srand(seed);
     for (int r = -2; r < rounds; r++) { /* two unrecorded warm-up rounds */
         for (int p = 0; p < 2; p++) {
-            int order[ARMS] = {0, 1, 2, 3};
-            for (int i = ARMS - 1; i > 0; i--) {
-                int j = rand() % (i + 1), tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-            }
+            int order[ARMS];
+            shuffled(order, ARMS);
             for (int k = 0; k < ARMS; k++) {
                 int a = order[k];
                 if (a == BWRAP && !bwrap)

@@ -121,12 +121,8 @@ int main(int argc, char **argv)
     }
     for (int r = 0; r < rounds; r++) {
         for (int p = 0; p < 2; p++) {
-            int order[ARMS] = {0, 1, 2, 3, 4};
-            for (int i = ARMS - 1; i > 0; i--) {
-                int j = rand() % (i + 1), tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-            }
+            int order[ARMS];
+            shuffled(order, ARMS);
             for (int k = 0; k < ARMS; k++) {
                 int a = order[k];
                 t[p][a][r] = a == 0   ? run_bare((char *const *)progs[p])
