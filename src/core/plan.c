@@ -266,6 +266,10 @@ static int build_files(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *e
             return asb_err(err, -EINVAL, "file-in '%s': %s", name, why);
         if (plan->code && strcmp(name, ASB_CODE_FILE) == 0)
             return asb_err(err, -EINVAL, "file-in '%s': name is reserved for the code", name);
+        /* The docker backend carries a large stdin as this file beside the files in: a file
+         * of that name would be overwritten by it (red-team finding). */
+        if (strcmp(name, ASB_STDIN_FILE) == 0)
+            return asb_err(err, -EINVAL, "file-in '%s': name is reserved for stdin", name);
         for (size_t j = 0; j < i; j++)
             if (strcmp(plan->files_in[j].name, name) == 0)
                 return asb_err(err, -EINVAL, "file-in '%s': given twice", name);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,7 +309,7 @@ static void decide(drun_t *r, const json_t *state)
     } else if ((rep && json_is_true(json_object_get(rep, "output_limit"))) ||
                res->stdout_truncated || res->stderr_truncated) {
         res->status = ASB_STATUS_OUTPUT_LIMIT;
-    } else if (oom && (!rep || res->signal != 0)) {
+    } else if (oom && (!rep || res->signal == SIGKILL)) { /* as native.c decide() */
         res->status = ASB_STATUS_OOM_KILLED;
     } else if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
@@ -355,8 +356,10 @@ static int copy_in(drun_t *r, asb_error_t *err)
         files[nf++] = (asb_tar_in_t){
             .name = "in/" ASB_CODE_FILE, .data = plan->code, .len = plan->code_len, .fd = -1};
     if (!inline_data && plan->stdin_len)
-        files[nf++] = (asb_tar_in_t){
-            .name = "in/.asb-stdin", .data = plan->stdin_data, .len = plan->stdin_len, .fd = -1};
+        files[nf++] = (asb_tar_in_t){.name = "in/" ASB_STDIN_FILE,
+                                     .data = plan->stdin_data,
+                                     .len = plan->stdin_len,
+                                     .fd = -1};
     /* "o" is where the supervisor leaves outputs, in a directory named by the nonce it alone
      * knows; sticky and world-writable so a non-root supervisor can create it. */
     const char *dirs[] = {"in", "o!"};

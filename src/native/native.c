@@ -624,7 +624,9 @@ static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
         return;
     }
     bool sup_signaled = !r->sup_status_lost && !WIFEXITED(r->sup_status);
-    if (res->out_of_memory && (!rep || res->signal != 0 || sup_signaled)) {
+    /* The OOM killer kills with SIGKILL: a program that died of another signal after one of its
+     * children was OOM-killed died of that signal (red-team finding). */
+    if (res->out_of_memory && (!rep || res->signal == SIGKILL || sup_signaled)) {
         res->status = ASB_STATUS_OOM_KILLED;
         return;
     }

@@ -248,6 +248,26 @@ static void test_oom_from_cgroup_not_output(void **state)
     assert_int_equal(r.signal, SIGKILL);
     assert_false(r.out_of_memory);
     asb_result_free(&r);
+
+    /* A child is OOM-killed, then the program dies of SIGSEGV: the OOM killer kills with SIGKILL,
+     * so that death is the program's own (red-team finding: it was called oom_killed). Where the
+     * cgroup kills the whole group at once (v2 memory.oom.group), the program dies of SIGKILL and
+     * oom_killed is right. */
+    const char *child_oom = "import os, signal\n"
+                            "pid = os.fork()\n"
+                            "if pid == 0:\n"
+                            "    x = bytearray(300 << 20)\n"
+                            "    os._exit(0)\n"
+                            "os.waitpid(pid, 0)\n"
+                            "os.kill(os.getpid(), signal.SIGSEGV)\n";
+    assert_int_equal(rt_run_code("hardened", 0, child_oom, NULL, 0, &r), 0);
+    if (r.status == ASB_STATUS_OOM_KILLED) {
+        assert_int_equal(r.signal, SIGKILL);
+    } else {
+        assert_int_equal(r.status, ASB_STATUS_KILLED);
+        assert_int_equal(r.signal, SIGSEGV);
+    }
+    asb_result_free(&r);
 }
 
 /* ---- pids ------------------------------------------------------------------------------------ */

@@ -305,7 +305,7 @@ static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
         free(data);
         *stdin_fd = fd;
     } else if (s->stdin_file) {
-        snprintf(src, sizeof(src), "%s/in/.asb-stdin", s->io_dir);
+        snprintf(src, sizeof(src), "%s/in/" ASB_STDIN_FILE, s->io_dir);
         if ((*stdin_fd = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
             return asb_err_sys(err, errno, "stdin %s", src);
     } else if ((*stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
