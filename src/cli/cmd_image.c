@@ -1,5 +1,6 @@
 /* cmd_image.c - `agent-sandbox image build`: the docker backend's default image. */
 #include "cli/cli.h"
+#include "core/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,11 @@ int cli_image(int argc, char **argv)
             cli_error("image build: unknown option '%s'", argv[i]);
             return CLI_EXIT_USAGE;
         }
+    }
+    const char *why = NULL;
+    if (name && !asb_valid_image_name(name, &why)) {
+        cli_error("image build --name '%s': %s", name, why);
+        return CLI_EXIT_USAGE;
     }
     char *report = NULL;
     asb_error_t err;

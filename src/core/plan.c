@@ -9,6 +9,28 @@
 #include <string.h>
 #include <sys/random.h>
 
+bool asb_valid_image_name(const char *name, const char **why)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 255) {
+        *why = "an image name is 1 to 255 characters";
+        return false;
+    }
+    if (strchr("-/.:", name[0])) {
+        *why = "an image name does not start with '-', '/', '.' or ':'";
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("._/:@-", c))) {
+            *why = "an image name holds only letters, digits and . _ / : @ -";
+            return false;
+        }
+    }
+    return true;
+}
+
 bool asb_valid_plain_name(const char *name, const char **why)
 {
     const char *dummy;
@@ -372,6 +394,9 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     if ((rc = build_argv(cfg, plan, err)) < 0 || (rc = build_env(cfg, prof, plan, err)) < 0 ||
         (rc = build_files(cfg, plan, err)) < 0)
         return rc;
+    const char *img_why = NULL;
+    if (cfg->docker_image && !asb_valid_image_name(cfg->docker_image, &img_why))
+        return asb_err(err, -EINVAL, "image '%s': %s", cfg->docker_image, img_why);
     if (cfg->docker_image && !(plan->docker_image = xstrdup(cfg->docker_image)))
         return asb_err_sys(err, ENOMEM, "image");
     if ((rc = asb_random_hex(plan->run_id, 8, err)) < 0 ||

@@ -38,6 +38,10 @@ void asb_plan_free(asb_plan_t *plan);
 
 /* A plain file name: 1..255 bytes, no '/', not "." or "..", no NUL, no control characters. */
 bool asb_valid_plain_name(const char *name, const char **why);
+/* A docker image reference we pass on: 1..255 of [A-Za-z0-9._/:@-], not starting with '-', '/',
+ * '.' or ':'. Not Docker's full grammar: a plain guard so that an empty or odd name is a usage
+ * error here, not an engine error later (red-team finding: '' built an untagged image). */
+bool asb_valid_image_name(const char *name, const char **why);
 
 /* An environment addition "KEY=VALUE" with KEY matching [A-Za-z_][A-Za-z0-9_]*. */
 bool asb_valid_env_entry(const char *entry, const char **why);

@@ -95,6 +95,8 @@ expect_usage "unknown command" "$CLI" frobnicate
 expect_usage "chaos with an empty attack list" "$CLI" chaos --attacks ','
 expect_usage "--file-in of a missing file" "$CLI" run --file-in /nonexistent/x --code pass
 expect_usage "--file-in named like the docker stdin file" "$CLI" run --file-in /etc/hostname:.asb-stdin --code pass
+expect_usage "image build with an empty name" "$CLI" image build --name ''
+expect_usage "run with an odd image name" "$CLI" run --backend docker --image 'a b' --code pass
 expect_usage "--file-in of a /proc pseudo-file" "$CLI" run --file-in /proc/self/environ --code pass
 grep -q "pseudo-file" "$TMP/err" && pass "--file-in /proc/...: says why" ||
     fail "--file-in /proc/...: $(cat "$TMP/err")"
