@@ -1,8 +1,9 @@
 /* docker.c - the docker backend: one run's lifecycle against a real engine.
  *
- * create -> inspect and verify against the request -> (archive in) -> attach -> start -> relay
- * the supervisor's frames with caps, keep a backstop deadline -> inspect (OOMKilled, exit code)
- * -> (archive out) -> remove with force, in every path. Nothing starts unless the engine's own
+ * create -> inspect and verify against the request -> (archive in: files in, into a directory the
+ * container's user cannot write) -> attach -> start -> relay the supervisor's frames with caps
+ * (output, files out, reports), keep a backstop deadline -> inspect (OOMKilled, exit code) ->
+ * remove with force, in every path. Nothing starts unless the engine's own
  * account of the container matches what was asked; nothing counts as completed unless the
  * supervisor's nonce-tagged attestation and exit report agree with what the engine saw. */
 #include "core/backend.h"
@@ -50,6 +51,10 @@ typedef struct drun {
     bool protocol_error;
     asb_capbuf_t out, err, diag;
     json_t *report;
+    /* Requested files out as the supervisor sends them (ASB_FRAME_FILE), by the plan's index. */
+    unsigned char **fout;
+    size_t *fout_len;
+    bool *fout_got, *fout_big;
     char *sup_error;
     bool attested, released, backstop_fired, eof;
 } drun_t;
@@ -130,6 +135,37 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
     json_decref(m);
 }
 
+/* A piece of a requested output: its name, a NUL, its content. Only names the plan asked for;
+ * more than the cap is remembered as too large, never kept. Anything else is a protocol error
+ * (only the supervisor writes this stream). */
+static void handle_file(drun_t *r, const unsigned char *p, size_t n)
+{
+    const unsigned char *nul = memchr(p, '\0', n);
+    const asb_plan_t *plan = r->plan;
+    size_t i = 0;
+    while (nul && i < plan->n_files_out && strcmp(plan->files_out[i], (const char *)p) != 0)
+        i++;
+    if (!nul || i == plan->n_files_out || !r->fout) {
+        r->protocol_error = true;
+        return;
+    }
+    const unsigned char *data = nul + 1;
+    size_t len = n - (size_t)(data - p);
+    r->fout_got[i] = true;
+    if (r->fout_big[i] || r->fout_len[i] + len > plan->limits.file_out_bytes) {
+        r->fout_big[i] = true;
+        return;
+    }
+    unsigned char *b = realloc(r->fout[i], r->fout_len[i] + len + 1);
+    if (!b) {
+        r->fout_big[i] = true; /* reported as refused, never as a short file */
+        return;
+    }
+    memcpy(b + r->fout_len[i], data, len);
+    r->fout[i] = b;
+    r->fout_len[i] += len;
+}
+
 /* Bytes of the supervisor's stdout: frames of type, length, payload. */
 static void feed_frames(drun_t *r, const unsigned char *p, size_t n)
 {
@@ -144,7 +180,7 @@ static void feed_frames(drun_t *r, const unsigned char *p, size_t n)
                 r->fr_len = 0;
                 if (r->fr_need > ASB_DOCKER_FRAME_MAX ||
                     (r->fr_type != ASB_FRAME_STDOUT && r->fr_type != ASB_FRAME_STDERR &&
-                     r->fr_type != ASB_FRAME_JSON)) {
+                     r->fr_type != ASB_FRAME_JSON && r->fr_type != ASB_FRAME_FILE)) {
                     r->protocol_error = true;
                     return;
                 }
@@ -153,7 +189,7 @@ static void feed_frames(drun_t *r, const unsigned char *p, size_t n)
                 continue;
         }
         size_t take = r->fr_need - r->fr_len < n ? r->fr_need - r->fr_len : n;
-        if (r->fr_type == ASB_FRAME_JSON) {
+        if (r->fr_type == ASB_FRAME_JSON || r->fr_type == ASB_FRAME_FILE) {
             memcpy(r->fr_buf + r->fr_len, p, take);
         } else {
             asb_capbuf_append(r->fr_type == ASB_FRAME_STDOUT ? &r->out : &r->err, p, take);
@@ -164,6 +200,8 @@ static void feed_frames(drun_t *r, const unsigned char *p, size_t n)
         if (r->fr_len == r->fr_need) {
             if (r->fr_type == ASB_FRAME_JSON)
                 handle_json(r, r->fr_buf, r->fr_len);
+            else if (r->fr_type == ASB_FRAME_FILE)
+                handle_file(r, r->fr_buf, r->fr_len);
             r->fr_hdr_len = 0;
         }
     }
@@ -360,10 +398,11 @@ static int copy_in(drun_t *r, asb_error_t *err)
                                      .data = plan->stdin_data,
                                      .len = plan->stdin_len,
                                      .fd = -1};
-    /* "o" is where the supervisor leaves outputs, in a directory named by the nonce it alone
-     * knows; sticky and world-writable so a non-root supervisor can create it. */
-    const char *dirs[] = {"in", "o!"};
-    if ((rc = asb_docker_tar_build(dirs, 2, files, nf, &tar, &tar_len, err)) < 0)
+    /* Inputs only, in a directory the container's user cannot write: outputs come back as frames
+     * (an "o" directory writable by the supervisor was writable by the workload too, and let it
+     * fill the host's disk; red-team finding). */
+    const char *dirs[] = {"in"};
+    if ((rc = asb_docker_tar_build(dirs, 1, files, nf, &tar, &tar_len, err)) < 0)
         goto out;
     char path[200];
     snprintf(path, sizeof(path), "/containers/%s/archive?path=%s", r->id, ASB_DOCKER_IO_DIR);
@@ -387,52 +426,25 @@ out:
     return rc;
 }
 
-static void copy_out(drun_t *r)
+/* Files out as the supervisor sent them; what it refused keeps its reason. */
+static void files_out(drun_t *r)
 {
     const asb_plan_t *plan = r->plan;
-    /* What the supervisor refused (with its reason) is not looked for in the archive. */
     json_t *refused = json_object_get(r->report, "files_refused");
-    char **want = calloc(plan->n_files_out + 1, sizeof(char *));
-    size_t n_want = 0;
-    if (!want) {
-        for (size_t i = 0; i < plan->n_files_out; i++)
-            asb_result_add_refused(r->res, plan->files_out[i], "out of memory");
-        return;
-    }
     for (size_t i = 0; i < plan->n_files_out; i++) {
-        const char *why = json_string_value(json_object_get(refused, plan->files_out[i]));
+        const char *name = plan->files_out[i];
+        const char *why = json_string_value(json_object_get(refused, name));
         if (why)
-            asb_result_add_refused(r->res, plan->files_out[i], why);
-        else
-            want[n_want++] = plan->files_out[i];
+            asb_result_add_refused(r->res, name, why);
+        else if (!r->fout || !r->fout_got[i])
+            asb_result_add_refused(r->res, name, "not returned by the supervisor");
+        else if (r->fout_big[i])
+            asb_result_add_refused(r->res, name, "larger than the file-out cap");
+        else {
+            asb_result_add_file(r->res, name, r->fout[i], r->fout_len[i]);
+            r->fout[i] = NULL;
+        }
     }
-    if (n_want == 0) {
-        free(want);
-        return;
-    }
-    char path[220];
-    snprintf(path, sizeof(path), "/containers/%s/archive?path=%s/o/%s", r->id, ASB_DOCKER_IO_DIR,
-             plan->nonce);
-    long status = 0;
-    char *tar = NULL;
-    size_t len = 0;
-    asb_error_t e;
-    if (asb_docker_http(r->eng, "GET", path, NULL, NULL, 0, ASB_DOCKER_HTTP_TIMEOUT_MS, &status,
-                        &tar, &len, &e) < 0 ||
-        status != 200) {
-        for (size_t i = 0; i < n_want; i++)
-            asb_result_add_refused(r->res, want[i], "no outputs from the container");
-        free(tar);
-        free(want);
-        return;
-    }
-    if (asb_docker_tar_extract((unsigned char *)tar, len, plan->nonce, want, n_want,
-                               plan->limits.file_out_bytes, r->res, &e) < 0) {
-        for (size_t i = 0; i < n_want; i++)
-            asb_result_add_refused(r->res, want[i], "unreadable engine archive");
-    }
-    free(tar);
-    free(want);
 }
 
 static void remove_container(drun_t *r)
@@ -465,7 +477,13 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     char sup[4096], owner[64], path[512], why[2048];
     int rc;
 
-    if (!(r.fr_buf = malloc(ASB_DOCKER_FRAME_MAX + 1))) {
+    size_t nfo = plan->n_files_out ? plan->n_files_out : 1;
+    r.fout = calloc(nfo, sizeof(*r.fout));
+    r.fout_len = calloc(nfo, sizeof(*r.fout_len));
+    r.fout_got = calloc(nfo, sizeof(*r.fout_got));
+    r.fout_big = calloc(nfo, sizeof(*r.fout_big));
+    if (!r.fout || !r.fout_len || !r.fout_got || !r.fout_big ||
+        !(r.fr_buf = malloc(ASB_DOCKER_FRAME_MAX + 1))) {
         rc = asb_err_sys(err, ENOMEM, "frames");
         goto out;
     }
@@ -537,7 +555,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
         goto out;
     }
     if (plan->n_files_out)
-        copy_out(&r);
+        files_out(&r);
     rc = 0;
 out:
     asb_docker_attach_close(r.att);
@@ -556,6 +574,12 @@ out:
     json_decref(r.report);
     free(r.sup_error);
     free(r.fr_buf);
+    for (size_t i = 0; r.fout && i < plan->n_files_out; i++)
+        free(r.fout[i]);
+    free(r.fout);
+    free(r.fout_len);
+    free(r.fout_got);
+    free(r.fout_big);
     asb_capbuf_free(&r.out);
     asb_capbuf_free(&r.err);
     asb_capbuf_free(&r.diag);

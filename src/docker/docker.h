@@ -101,14 +101,6 @@ typedef struct asb_tar_in {
 int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_in_t *files,
                          size_t n_files, unsigned char **tar, size_t *tar_len, asb_error_t *err);
 
-/* Read a tar from the archive API: for each name in `names`, accept only a regular file entry
- * "<prefix>/<name>" of at most cap bytes. Links, devices, FIFOs, directories other than the
- * prefix, unknown names and oversized files are refused and recorded in res. Names never seen
- * are refused as "no such file". */
-int asb_docker_tar_extract(const unsigned char *tar, size_t len, const char *prefix,
-                           char *const *names, size_t n_names, uint64_t cap, asb_result_t *res,
-                           asb_error_t *err);
-
 /* ---- maintenance ---- */
 /* Remove containers labelled with an owner tag whose owner process is gone. */
 int asb_docker_reap(asb_docker_engine_t *eng, char **report, asb_error_t *err);

@@ -42,12 +42,6 @@ typedef struct asb_dl {
     int (*archive_write_close)(struct archive *);
     int (*archive_write_free)(struct archive *);
     /* libarchive: reading */
-    struct archive *(*archive_read_new)(void);
-    int (*archive_read_support_format_tar)(struct archive *);
-    int (*archive_read_open_memory)(struct archive *, const void *, size_t);
-    int (*archive_read_next_header)(struct archive *, struct archive_entry **);
-    la_ssize_t (*archive_read_data)(struct archive *, void *, size_t);
-    int (*archive_read_free)(struct archive *);
     const char *(*archive_error_string)(struct archive *);
     /* libarchive: entries */
     struct archive_entry *(*archive_entry_new)(void);
@@ -57,11 +51,6 @@ typedef struct asb_dl {
     void (*archive_entry_set_filetype)(struct archive_entry *, unsigned int);
     void (*archive_entry_set_perm)(struct archive_entry *, __LA_MODE_T);
     void (*archive_entry_set_size)(struct archive_entry *, la_int64_t);
-    const char *(*archive_entry_pathname)(struct archive_entry *);
-    const char *(*archive_entry_hardlink)(struct archive_entry *);
-    __LA_MODE_T (*archive_entry_filetype)(struct archive_entry *);
-    unsigned int (*archive_entry_nlink)(struct archive_entry *);
-    la_int64_t (*archive_entry_size)(struct archive_entry *);
 } asb_dl_t;
 
 /* A tar written to memory: archive_write_open(a, &buf, NULL, asb_dl_membuf_write, NULL). */

@@ -25,6 +25,10 @@
 #define ASB_FRAME_STDERR 'e'
 /* attest, exit, error: wire.h records tagged with the run's nonce (the host reads them as JSON) */
 #define ASB_FRAME_JSON 'j'
+/* A requested output file: its plain name, a NUL, then a piece of its content (a file comes as
+ * one or more such frames, in order, before the exit report; an empty file as one frame). Files
+ * come back this way, not through the io volume, which the workload must not be able to write. */
+#define ASB_FRAME_FILE 'f'
 #define ASB_FRAME_HDR 5
 
 #endif

@@ -33,8 +33,8 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
 
 bool asb_docker_needs_io_volume(const asb_plan_t *plan)
 {
-    return plan->n_files_in > 0 || plan->n_files_out > 0 ||
-           plan->code_len + plan->stdin_len > ASB_DOCKER_INLINE_MAX;
+    /* Inputs only: outputs come back as frames (docker_proto.h), never through the volume. */
+    return plan->n_files_in > 0 || plan->code_len + plan->stdin_len > ASB_DOCKER_INLINE_MAX;
 }
 
 static const char *seccomp_name(asb_seccomp_policy_t s)

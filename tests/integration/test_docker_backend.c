@@ -324,6 +324,53 @@ static void test_file_out_guard(void **state)
     }
 }
 
+/* Files in and out never give the workload a place on the engine's disk: the io volume holds the
+ * inputs in a directory it cannot write, and files out come back as frames (red-team finding:
+ * the writable output directory let one run write 11 GB). A large file out survives the trip
+ * byte for byte. */
+static void test_io_volume_not_writable(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    char in[] = "/tmp/asb-io-in-XXXXXX";
+    int fd = mkstemp(in);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "input", 5), 5);
+    close(fd);
+    asb_file_in_t fin[] = {{.host_path = in, .name = "in.txt"}};
+    const char *outs[] = {"big"};
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.backend = "docker";
+    cfg.files_in = fin;
+    cfg.n_files_in = 1;
+    cfg.files_out = outs;
+    cfg.n_files_out = 1;
+    cfg.code = "import os\n"
+               "def w(p):\n"
+               "    try:\n        open(p, 'w').write('x'); return 'ok'\n"
+               "    except OSError as e:\n        return str(e.errno)\n"
+               "print(open('in.txt').read(), w('/.asb-io/x'), w('/.asb-io/in/x'))\n"
+               "open('big', 'wb').write(bytes(range(256)) * 1000)\n";
+    asb_result_t r;
+    asb_error_t err;
+    if (asb_run(&cfg, &r, &err) < 0)
+        fail_msg("docker: %s", err.message);
+    unlink(in);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    static const char want[] = "input 13 13\n"; /* EACCES both */
+    if (r.out.len != sizeof(want) - 1 || memcmp(r.out.data, want, r.out.len) != 0)
+        fail_msg("stdout: %.*s", (int)r.out.len, r.out.data ? (const char *)r.out.data : "");
+    assert_int_equal(r.n_files_out, 1);
+    assert_int_equal(r.files_out[0].content.len, 256000);
+    for (size_t i = 0; i < 256000; i++)
+        if (r.files_out[0].content.data[i] != (unsigned char)(i % 256))
+            fail_msg("file out differs at byte %zu", i);
+    asb_result_free(&r);
+}
+
 /* ---- docker only: verify before start ---- */
 
 typedef struct tamper {
@@ -422,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_timeout_kills_everything),
         cmocka_unit_test(test_output_cap_is_exact),
         cmocka_unit_test(test_file_out_guard),
+        cmocka_unit_test(test_io_volume_not_writable),
         cmocka_unit_test(test_docker_tampered_request_is_refused_before_start),
         cmocka_unit_test(test_docker_baseline_is_root_with_default_caps),
         cmocka_unit_test(test_docker_no_leftovers),

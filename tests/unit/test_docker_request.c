@@ -1,6 +1,6 @@
 /* test_docker_request.c - the docker backend's pure parts: the create request each profile
  * becomes, the verify step that compares the engine's inspect document with it (and refuses a
- * tampered one), the file-out tar guard, and the no-engine error. No engine needed. */
+ * tampered one), and the no-engine error. No engine needed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +13,6 @@
 #include "core/result.h"
 #include "docker/docker.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -263,77 +261,6 @@ static void test_verify_accepts_faithful_and_refuses_tampered(void **state)
     json_decref(b);
 }
 
-/* ---- file-out tar guard ---- */
-
-static void add(struct archive *a, const char *path, mode_t type, const char *data,
-                const char *link)
-{
-    struct archive_entry *e = archive_entry_new();
-    archive_entry_set_pathname(e, path);
-    archive_entry_set_filetype(e, type);
-    archive_entry_set_perm(e, 0644);
-    if (link && type == AE_IFLNK)
-        archive_entry_set_symlink(e, link);
-    else if (link)
-        archive_entry_set_hardlink(e, link);
-    size_t len = data ? strlen(data) : 0;
-    archive_entry_set_size(e, (la_int64_t)len);
-    assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
-    if (len)
-        assert_int_equal(archive_write_data(a, data, len), (la_ssize_t)len);
-    archive_entry_free(e);
-}
-
-static const char *reason(asb_result_t *r, const char *name)
-{
-    for (size_t i = 0; i < r->n_files_refused; i++)
-        if (strcmp(r->files_refused[i].name, name) == 0)
-            return r->files_refused[i].reason;
-    return NULL;
-}
-
-static void test_tar_extract_takes_only_requested_regular_files(void **state)
-{
-    (void)state;
-    static unsigned char buf[1 << 16];
-    size_t used = 0;
-    struct archive *a = archive_write_new();
-    archive_write_set_format_pax_restricted(a);
-    assert_int_equal(archive_write_open_memory(a, buf, sizeof(buf), &used), ARCHIVE_OK);
-    add(a, "n/", AE_IFDIR, NULL, NULL);
-    add(a, "n/ok.txt", AE_IFREG, "hello", NULL);
-    add(a, "n/link", AE_IFLNK, NULL, "/etc/shadow");
-    add(a, "n/hard", AE_IFREG, NULL, "n/ok.txt");
-    add(a, "n/fifo", AE_IFIFO, NULL, NULL);
-    add(a, "n/big", AE_IFREG, "0123456789", NULL);
-    add(a, "n/sub/ok.txt", AE_IFREG, "nested", NULL);
-    add(a, "n/unasked", AE_IFREG, "x", NULL);
-    assert_int_equal(archive_write_close(a), ARCHIVE_OK);
-    archive_write_free(a);
-
-    char *names[] = {"ok.txt", "link", "hard", "fifo", "big", "missing"};
-    asb_result_t r;
-    asb_result_init(&r);
-    asb_error_t err;
-    assert_int_equal(asb_docker_tar_extract(buf, used, "n", names, 6, 8, &r, &err), 0);
-    assert_int_equal(r.n_files_out, 1);
-    assert_string_equal(r.files_out[0].name, "ok.txt");
-    assert_memory_equal(r.files_out[0].content.data, "hello", 5);
-    assert_string_equal(reason(&r, "link"), "symlink refused");
-    assert_string_equal(reason(&r, "hard"), "hard link refused");
-    assert_string_equal(reason(&r, "fifo"), "not a regular file (fifo)");
-    assert_non_null(strstr(reason(&r, "big"), "larger than 8"));
-    assert_string_equal(reason(&r, "missing"), "no such file");
-    assert_null(reason(&r, "unasked"));
-    asb_result_free(&r);
-
-    /* Garbage is an error, not an empty success. */
-    asb_result_init(&r);
-    assert_true(asb_docker_tar_extract((const unsigned char *)"not a tar at all", 16, "n", names, 1,
-                                       8, &r, &err) < 0);
-    asb_result_free(&r);
-}
-
 static void test_no_engine_is_a_clear_error_never_a_fallback(void **state)
 {
     (void)state;
@@ -369,7 +296,6 @@ int main(void)
         cmocka_unit_test(test_docker_run_argv_matches_request),
         cmocka_unit_test(test_effective_profile_asks_for_no_landlock),
         cmocka_unit_test(test_verify_accepts_faithful_and_refuses_tampered),
-        cmocka_unit_test(test_tar_extract_takes_only_requested_regular_files),
         cmocka_unit_test(test_no_engine_is_a_clear_error_never_a_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,7 +154,7 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
         (strcmp(sec, "none") && strcmp(sec, "docker_default") && strcmp(sec, "hardened")) ||
         s->workspace[0] != '/' || (s->io_dir[0] && s->io_dir[0] != '/') ||
         !plain_names(s->files_in) || !plain_names(s->files_out) ||
-        (!s->io_dir[0] && (s->n_files_in || s->n_files_out || cf || sf))) {
+        (!s->io_dir[0] && (s->n_files_in || cf || sf))) {
         asb_err(err, -EINVAL, "spec: a value is out of range");
         goto out;
     }
@@ -485,22 +485,24 @@ static void pump(cstream_t *s, cstate_t *st, bool until_eof)
     s->fd = -1;
 }
 
-/* Requested outputs into <io_dir>/o/<nonce>: only regular files with one link, within the cap,
- * opened without following links and without blocking (a FIFO must not hang us). */
-static void stage_outputs(const cspec_t *s, asb_wire_buf_t *refused)
+/* Requested outputs, sent to the host as ASB_FRAME_FILE frames: only regular files with one link,
+ * within the cap, opened without following links and without blocking (a FIFO must not hang us).
+ * Every workload process is gone by now, so nothing changes a file while it is read. Nothing is
+ * written to the io volume: the workload, our own user, could fill the host's disk through any
+ * directory of it we could write (red-team finding). */
+static void send_outputs(const cspec_t *s, asb_wire_buf_t *refused)
 {
     if (!s->n_files_out)
         return;
-    char dir[4200];
-    snprintf(dir, sizeof(dir), "%s/o/%s", s->io_dir, s->nonce);
-    bool dir_ok = mkdir(dir, 0700) == 0;
     int ws = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    unsigned char *buf = malloc(ASB_DOCKER_FRAME_MAX);
     for (size_t i = 0; i < s->n_files_out; i++) {
         const char *name = s->files_out[i], *why = NULL;
         int in = ws >= 0 ? openat(ws, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
         struct stat st;
-        if (!dir_ok || ws < 0)
-            why = "output directory unavailable";
+        size_t nl = strlen(name) + 1;
+        if (ws < 0 || !buf || nl >= ASB_DOCKER_FRAME_MAX / 2)
+            why = "output unavailable";
         else if (in < 0)
             why = errno == ELOOP    ? "symlink refused"
                   : errno == ENOENT ? "no such file"
@@ -514,28 +516,35 @@ static void stage_outputs(const cspec_t *s, asb_wire_buf_t *refused)
         else if ((uint64_t)st.st_size > s->file_out_bytes)
             why = "larger than the file-out cap";
         if (!why) {
-            char dst[4500];
-            snprintf(dst, sizeof(dst), "%s/%s", dir, name);
-            int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
-            unsigned char buf[65536];
+            memcpy(buf, name, nl);
             uint64_t total = 0;
-            ssize_t n = 0;
-            while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0 &&
-                   (total += (uint64_t)n) <= s->file_out_bytes &&
-                   sup_write_all(out, buf, (size_t)n) == 0)
-                ;
-            if (out < 0 || n < 0 || total > s->file_out_bytes) {
-                why = total > s->file_out_bytes ? "larger than the file-out cap" : "copy failed";
-                unlink(dst);
+            bool sent = false;
+            for (;;) {
+                ssize_t n = read(in, buf + nl, ASB_DOCKER_FRAME_MAX - nl);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n < 0) {
+                    why = "copy failed"; /* the host drops what it got of this file */
+                    break;
+                }
+                total += (uint64_t)n;
+                if (total > s->file_out_bytes) {
+                    why = "larger than the file-out cap";
+                    break;
+                }
+                if (n > 0 || !sent)
+                    frame(ASB_FRAME_FILE, buf, nl + (size_t)n);
+                sent = true;
+                if (n == 0)
+                    break;
             }
-            if (out >= 0)
-                close(out);
         }
         if (in >= 0)
             close(in);
         if (why)
             asb_wire_put_str(refused, name, why);
     }
+    free(buf);
     if (ws >= 0)
         close(ws);
 }
@@ -674,7 +683,7 @@ int sup_container_main(void)
     asb_wire_buf_t rep = {0};
     size_t refused = asb_wire_begin_obj(&rep, "files_refused");
     if (!st.host_abort)
-        stage_outputs(&spec, &rep);
+        send_outputs(&spec, &rep);
     asb_wire_end_obj(&rep, refused);
     struct rusage ru;
     memset(&ru, 0, sizeof(ru));
