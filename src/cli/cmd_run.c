@@ -2,8 +2,13 @@
 #include "cli/cli.h"
 #include "core/limits.h"
 #include "core/plan.h"
+#include "docker/docker.h"
 #include "io/file_in.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +264,30 @@ static void print_human(const asb_result_t *r)
         fprintf(stderr, "[%s/%s] %.3fs %s\n", r->backend, r->profile, r->duration_s, status);
 }
 
+/* A docker run's container is the engine's, not a child of ours: if a signal ends us mid-run
+ * (timeout(1), ^C), nothing would remove it until the next run or `cleanup` (red-team finding).
+ * While a docker run is in progress, TERM, INT and HUP are taken by this thread, which removes
+ * our containers and then ends the process as the signal would have. */
+typedef struct sig_watch {
+    sigset_t set;
+    atomic_int stop;
+} sig_watch_t;
+
+static void *watch_signals(void *arg)
+{
+    sig_watch_t *w = arg;
+    const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+    while (!atomic_load(&w->stop)) {
+        int sig = sigtimedwait(&w->set, NULL, &tick);
+        if (sig > 0) {
+            asb_error_t e;
+            asb_docker_remove_own(&e);
+            _exit(128 + sig);
+        }
+    }
+    return NULL;
+}
+
 int cli_run(int argc, char **argv)
 {
     run_args_t a;
@@ -274,7 +303,27 @@ int cli_run(int argc, char **argv)
                         "with your privileges; it is not a sandbox\n");
     asb_result_t res;
     asb_error_t err;
+    sig_watch_t watch;
+    sigset_t old;
+    pthread_t watcher;
+    bool watching = a.cfg.backend && strcmp(a.cfg.backend, "docker") == 0;
+    if (watching) {
+        sigemptyset(&watch.set);
+        sigaddset(&watch.set, SIGTERM);
+        sigaddset(&watch.set, SIGINT);
+        sigaddset(&watch.set, SIGHUP);
+        atomic_init(&watch.stop, 0);
+        pthread_sigmask(SIG_BLOCK, &watch.set, &old);
+        watching = pthread_create(&watcher, NULL, watch_signals, &watch) == 0;
+        if (!watching)
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     int r = asb_run(&a.cfg, &res, &err);
+    if (watching) {
+        atomic_store(&watch.stop, 1);
+        pthread_join(watcher, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL); /* a signal that came after: its default */
+    }
     if (a.json) {
         char *json = NULL;
         if (asb_result_to_json(&res, &json, &err) == 0) {

@@ -491,7 +491,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
         goto out;
     char *report = NULL;
     asb_error_t reap_err;
-    asb_docker_reap(r.eng, &report, &reap_err); /* best effort: never blocks a run */
+    asb_docker_reap(r.eng, false, &report, &reap_err); /* best effort: never blocks a run */
     free(report);
     if ((rc = asb_docker_supervisor_path(sup, sizeof(sup), err)) < 0 ||
         (rc = asb_owner_tag(owner, sizeof(owner))) < 0) {

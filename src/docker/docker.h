@@ -103,7 +103,10 @@ int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_i
 
 /* ---- maintenance ---- */
 /* Remove containers labelled with an owner tag whose owner process is gone. */
-int asb_docker_reap(asb_docker_engine_t *eng, char **report, asb_error_t *err);
+/* own_too: also this process's own containers (it is about to die: a CLI that got SIGTERM). */
+int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_error_t *err);
+/* Remove every container this process made (a signal ends it mid-run); best effort. */
+int asb_docker_remove_own(asb_error_t *err);
 
 /* Test seam: called with the create body right before it is sent, and before start. Used by the
  * tests to tamper with a request and to observe that start never happened. NULL in real runs. */

@@ -130,7 +130,20 @@ int asb_docker_cleanup(char **report, asb_error_t *err)
     int rc = asb_docker_engine_open(&eng, err);
     if (rc < 0)
         return rc;
-    rc = asb_docker_reap(eng, report, err);
+    rc = asb_docker_reap(eng, false, report, err);
+    asb_docker_engine_close(eng);
+    return rc;
+}
+
+int asb_docker_remove_own(asb_error_t *err)
+{
+    asb_docker_engine_t *eng = NULL;
+    int rc = asb_docker_engine_open(&eng, err);
+    if (rc < 0)
+        return rc;
+    char *report = NULL;
+    rc = asb_docker_reap(eng, true, &report, err);
+    free(report);
     asb_docker_engine_close(eng);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int append(char **report, size_t *len, const char *line)
 {
@@ -26,7 +27,7 @@ static int append(char **report, size_t *len, const char *line)
     return 0;
 }
 
-int asb_docker_reap(asb_docker_engine_t *eng, char **report, asb_error_t *err)
+int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_error_t *err)
 {
     *report = NULL;
     size_t rlen = 0;
@@ -51,7 +52,8 @@ int asb_docker_reap(asb_docker_engine_t *eng, char **report, asb_error_t *err)
         snprintf(tagged, sizeof(tagged), "%s-x", owner);
         pid_t pid;
         uint64_t start;
-        if (!asb_owner_parse(tagged, &pid, &start) || asb_owner_alive(pid, start))
+        if (!asb_owner_parse(tagged, &pid, &start) ||
+            (asb_owner_alive(pid, start) && !(own_too && pid == getpid())))
             continue;
         char path[160], line[200];
         snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", id);
