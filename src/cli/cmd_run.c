@@ -41,6 +41,7 @@ typedef struct run_args {
     char *file_in_specs[ASB_MAX_FILES_IN];
     unsigned char *code, *stdin_data;
     bool json;
+    bool docker; /* the backend the plan chose (--backend docker, or a docker-* profile) */
 } run_args_t;
 
 static const char *need(int argc, char **argv, int *i)
@@ -56,11 +57,12 @@ static const char *need(int argc, char **argv, int *i)
  * errors (exit 2), found before anything runs; 125 is for failures of the run itself (red-team
  * finding). So are files in that cannot be read as regular files (missing, a FIFO, a directory,
  * a /proc pseudo-file, too large); the run opens them again itself. */
-static int validate(const asb_config_t *c)
+static int validate(const asb_config_t *c, bool *docker)
 {
     asb_plan_t check;
     asb_error_t verr;
     int rc = asb_plan_build(c, &check, &verr);
+    *docker = rc == 0 && strcmp(check.backend, "docker") == 0;
     for (size_t i = 0; rc == 0 && i < check.n_files_in; i++) {
         int fd;
         rc = asb_file_in_open(check.files_in[i].host_path, check.limits.file_in_bytes, &fd, NULL,
@@ -191,7 +193,7 @@ static int parse(int argc, char **argv, run_args_t *a)
     c->files_out = a->files_out;
     c->env = a->env;
     /* Before stdin is read (it may wait for a writer until the timeout). */
-    if (validate(c) < 0)
+    if (validate(c, &a->docker) < 0)
         return -1;
     size_t slen = 0;
     if (stdin_file) {
@@ -306,12 +308,17 @@ int cli_run(int argc, char **argv)
     sig_watch_t watch;
     sigset_t old;
     pthread_t watcher;
-    bool watching = a.cfg.backend && strcmp(a.cfg.backend, "docker") == 0;
+    bool watching = a.docker;
     if (watching) {
+        /* Only signals that would end us: one the caller ignores (nohup, a background job's
+         * SIGINT) must stay ignored, and a blocked ignored signal would be queued for us. */
         sigemptyset(&watch.set);
-        sigaddset(&watch.set, SIGTERM);
-        sigaddset(&watch.set, SIGINT);
-        sigaddset(&watch.set, SIGHUP);
+        static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+        for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+            struct sigaction sa;
+            if (sigaction(sigs[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+                sigaddset(&watch.set, sigs[k]);
+        }
         atomic_init(&watch.stop, 0);
         pthread_sigmask(SIG_BLOCK, &watch.set, &old);
         watching = pthread_create(&watcher, NULL, watch_signals, &watch) == 0;

@@ -434,16 +434,21 @@ static void files_out(drun_t *r)
     for (size_t i = 0; i < plan->n_files_out; i++) {
         const char *name = plan->files_out[i];
         const char *why = json_string_value(json_object_get(refused, name));
-        if (why)
+        /* The report comes after every file's frames: without it a file may have been cut off
+         * (the backstop fired mid-way, the supervisor was killed), never pass it as whole
+         * (review finding). */
+        if (!r->report)
+            asb_result_add_refused(r->res, name, "the supervisor ended before its report");
+        else if (why)
             asb_result_add_refused(r->res, name, why);
         else if (!r->fout || !r->fout_got[i])
             asb_result_add_refused(r->res, name, "not returned by the supervisor");
         else if (r->fout_big[i])
             asb_result_add_refused(r->res, name, "larger than the file-out cap");
-        else {
-            asb_result_add_file(r->res, name, r->fout[i], r->fout_len[i]);
-            r->fout[i] = NULL;
-        }
+        else if (asb_result_add_file(r->res, name, r->fout[i], r->fout_len[i]) == 0)
+            r->fout[i] = NULL; /* the result owns it */
+        else
+            asb_result_add_refused(r->res, name, "out of memory");
     }
 }
 

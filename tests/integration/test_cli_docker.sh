@@ -27,9 +27,15 @@ ours() { # containers whose owner label names the CLI process $1
         "http://docker/containers/json?all=1&filters=%7B%22label%22%3A%5B%22org.agent-sandbox.owner%22%5D%7D" |
         /usr/bin/python3 -c "import json,sys; print(sum(1 for c in json.load(sys.stdin) if c['Labels'].get('org.agent-sandbox.owner','').startswith('asb-$1-')))"
 }
-for sig in TERM INT; do
-    "$CLI" run --backend docker --timeout 60 --code 'import time; time.sleep(60)' </dev/null \
-        >/dev/null 2>&1 &
+for case in "TERM --backend docker" "INT --backend docker" "TERM --profile docker-hardened"; do
+    read -r sig how what <<<"$case"
+    # A background job of a non-interactive shell starts with SIGINT ignored, and an ignored
+    # signal stays ignored (by design): start it with every disposition at its default.
+    /usr/bin/python3 -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$CLI" run "$how" "$what" --timeout 60 \
+        --code 'import time; time.sleep(60)' </dev/null >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 100); do # until its container exists (at most 10 s)
         [ "$(ours $pid)" -ge 1 ] && break
@@ -42,10 +48,28 @@ for sig in TERM INT; do
     after=$(ours $pid)
     want=$((128 + $(kill -l "$sig")))
     if [ "$before" -ge 1 ] && [ "$after" = 0 ] && [ "$rc" = "$want" ]; then
-        echo "ok   SIG$sig mid-run: exit $rc, its container removed"
+        echo "ok   SIG$sig mid-run ($how $what): exit $rc, its container removed"
     else
-        echo "FAIL SIG$sig mid-run: containers before $before, after $after, exit $rc (want $want)"
+        echo "FAIL SIG$sig mid-run ($how $what): containers before $before, after $after, exit $rc (want $want)"
         fail=1
     fi
 done
+# A signal the caller ignores (nohup) stays ignored: the run goes on to its end.
+( trap '' HUP; exec "$CLI" run --backend docker --code 'import time; time.sleep(3); print("done")' \
+    </dev/null >"${TMPDIR:-/tmp}/asb-cli-docker-hup.$$" 2>/dev/null ) &
+pid=$!
+for _ in $(seq 100); do
+    [ "$(ours $pid)" -ge 1 ] && break
+    sleep 0.1
+done
+kill -s HUP "$pid"
+rc=0
+wait "$pid" || rc=$?
+if [ "$rc" = 0 ] && grep -q done "${TMPDIR:-/tmp}/asb-cli-docker-hup.$$"; then
+    echo "ok   an ignored SIGHUP leaves the run alone (exit 0, it finished)"
+else
+    echo "FAIL an ignored SIGHUP: exit $rc"
+    fail=1
+fi
+rm -f "${TMPDIR:-/tmp}/asb-cli-docker-hup.$$"
 exit $fail
