@@ -171,12 +171,23 @@ RT_UNUSED static int rt_count_cmdline(const char *needle, pid_t *first)
     return count;
 }
 
+/* Is pid in one of the run cgroups of this test process (v1: any hierarchy; v2: the unified
+ * one)? The kernel's /proc/PID/cgroup, not anything the run says. */
+RT_UNUSED static bool rt_pid_in_our_runs(long pid)
+{
+    char tag[48], path[64];
+    snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
+    snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
+    char *cg = rt_read_file(path, NULL);
+    bool ours = cg && strstr(cg, tag);
+    free(cg);
+    return ours;
+}
+
 /* Processes on the host that belong to a run of this test process: in one of our run cgroups
- * (v1: any hierarchy; v2: the unified one) or direct children of ours. */
+ * or direct children of ours. */
 RT_UNUSED static int rt_count_our_processes(bool verbose)
 {
-    char tag[48];
-    snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
     int count = 0;
     DIR *d = opendir("/proc");
     assert_non_null(d);
@@ -186,11 +197,8 @@ RT_UNUSED static int rt_count_our_processes(bool verbose)
         long pid = strtol(e->d_name, &end, 10);
         if (*end || pid <= 0 || pid == getpid())
             continue;
+        bool ours = rt_pid_in_our_runs(pid);
         char path[64];
-        snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
-        char *cg = rt_read_file(path, NULL);
-        bool ours = cg && strstr(cg, tag);
-        free(cg);
         snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
         char *st = rt_read_file(path, NULL);
         char *rp = st ? strrchr(st, ')') : NULL;

@@ -8,23 +8,10 @@
 # the bridge by design, fails to reach that listener (the positive control of the docker
 # egress path); a container or planted file is left behind.
 set -euo pipefail
-CLI=${ASB_CLI:-$(dirname "$0")/../../build/agent-sandbox}
+. "$(dirname "$0")/docker_engine.sh"
 PY=/usr/bin/python3
-SOCK=${DOCKER_HOST:-unix:///var/run/docker.sock}
-SOCK=${SOCK#unix://}
-
-skip() {
-    if [ "${ASB_REQUIRE_DOCKER:-}" = 1 ]; then
-        echo "FAIL: docker engine required (ASB_REQUIRE_DOCKER=1) but: $*"
-        exit 1
-    fi
-    echo "SKIP: $*"
-    exit 0
-}
 if [ "$(id -u)" != 0 ]; then skip "needs root (host canary in /root, /proc of every process)"; fi
-if ! curl -fsS --max-time 2 --unix-socket "$SOCK" http://docker/_ping >/dev/null 2>&1; then
-    skip "no docker engine answers at $SOCK (scripts/docker-setup.sh starts one)"
-fi
+need_engine
 if ! curl -fsS --max-time 2 --unix-socket "$SOCK" \
     "http://docker/images/agent-sandbox%2Fpython:latest/json" >/dev/null 2>&1; then
     skip "image agent-sandbox/python:latest missing (agent-sandbox image build)"

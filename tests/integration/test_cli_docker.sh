@@ -4,22 +4,9 @@
 # run or cleanup) and ends as the signal would have (128 + signal). Skips with a reason when no
 # engine answers; with ASB_REQUIRE_DOCKER=1 (CI) that is a failure.
 set -euo pipefail
-CLI=${ASB_CLI:-$(dirname "$0")/../../build/agent-sandbox}
-SOCK=${DOCKER_HOST:-unix:///var/run/docker.sock}
-SOCK=${SOCK#unix://}
-
-skip() {
-    if [ "${ASB_REQUIRE_DOCKER:-}" = 1 ]; then
-        echo "FAIL: docker engine required (ASB_REQUIRE_DOCKER=1) but: $*"
-        exit 1
-    fi
-    echo "SKIP: $*"
-    exit 0
-}
+. "$(dirname "$0")/docker_engine.sh"
 if [ "$(id -u)" != 0 ]; then skip "needs root"; fi
-if ! curl -fsS --max-time 2 --unix-socket "$SOCK" http://docker/_ping >/dev/null 2>&1; then
-    skip "no docker engine answers at $SOCK (scripts/docker-setup.sh starts one)"
-fi
+need_engine
 
 fail=0
 ours() { # containers whose owner label names the CLI process $1

@@ -96,8 +96,6 @@ static void *bg_run_main(void *arg)
  * Their pids (at most max); the host's view, not the program's. */
 static int our_workloads(long *pids, int max)
 {
-    char tag[48];
-    snprintf(tag, sizeof(tag), "/asb-%d-", (int)getpid());
     int n = 0;
     DIR *d = opendir("/proc");
     struct dirent *e;
@@ -107,12 +105,8 @@ static int our_workloads(long *pids, int max)
         if (*x || pid <= 0)
             continue;
         char path[64];
-        snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
-        char *cg = rt_read_file(path, NULL);
-        bool ours = cg && strstr(cg, tag);
-        free(cg);
         snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-        char *comm = ours ? rt_read_file(path, NULL) : NULL;
+        char *comm = rt_pid_in_our_runs(pid) ? rt_read_file(path, NULL) : NULL;
         if (comm && strncmp(comm, "python3", 7) == 0)
             pids[n++] = pid;
         free(comm);
