@@ -5,6 +5,7 @@
  * document with the very object that was sent. */
 #include "core/json.h"
 #include "core/limits.h"
+#include "core/proc_masks.h"
 #include "docker/docker.h"
 #include "native/wire_json.h"
 
@@ -185,20 +186,20 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
     if (ctx->io_volume)
         json_array_append_new(mounts, json_pack("{s:s, s:s, s:b}", "Type", "volume", "Target",
                                                 ASB_DOCKER_IO_DIR, "ReadOnly", 0));
-    /* Docker's default masks (which a MaskedPaths list replaces, so they are all here) and the
-     * ones the native backend adds: what names the host (boot id, command line, disks, devices)
-     * and host-wide activity. A path the kernel lacks is skipped by the runtime. */
-    static const char *const masked_paths[] = {
-        /* Docker's defaults */
-        "/proc/asound", "/proc/acpi", "/proc/interrupts", "/proc/kcore", "/proc/keys",
-        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
-        "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap",
-        /* ours (native proc_fs does the same) */
-        ASB_DOCKER_MASK_BOOT_ID, "/proc/cmdline", "/proc/partitions", "/proc/misc", "/proc/devices",
-        "/proc/consoles", "/proc/cgroups", "/proc/diskstats", "/proc/pressure", NULL};
+    /* Docker's default masks (a MaskedPaths list replaces them, so they are all here: its /proc
+     * ones are in our list too) and the native backend's /proc list (core/proc_masks.h), so
+     * that both backends hide the same; the boot id is replaced natively and masked here. A
+     * path the kernel lacks is skipped by the runtime. */
+    static const char *const docker_sys_masks[] = {"/sys/firmware",
+                                                   "/sys/devices/virtual/powercap"};
     json_t *masked = json_array();
-    for (size_t i = 0; masked_paths[i]; i++)
-        json_array_append_new(masked, json_string(masked_paths[i]));
+    for (size_t i = 0; i < ASB_PROC_MASK_N_FILES; i++)
+        json_array_append_new(masked, json_sprintf("/proc/%s", ASB_PROC_MASK_FILES[i]));
+    for (size_t i = 0; i < ASB_PROC_MASK_N_DIRS; i++)
+        json_array_append_new(masked, json_sprintf("/proc/%s", ASB_PROC_MASK_DIRS[i]));
+    for (size_t i = 0; i < sizeof(docker_sys_masks) / sizeof(docker_sys_masks[0]); i++)
+        json_array_append_new(masked, json_string(docker_sys_masks[i]));
+    json_array_append_new(masked, json_string(ASB_DOCKER_MASK_BOOT_ID));
     add_thermal_throttle(masked);
     json_t *ulimits = json_array();
     json_array_append_new(ulimits, ulimit("core", 0));

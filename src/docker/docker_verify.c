@@ -4,6 +4,7 @@
  * a plugin, a proxy in front of the socket); the create call still succeeds. So the inspect
  * document must contain every field of the request with the same value, and on top of that the
  * profile's floor must hold whatever the request said (a tampered request fails the floor). */
+#include "core/proc_masks.h"
 #include "docker/docker.h"
 
 #include <stdarg.h>
@@ -155,9 +156,20 @@ bool asb_docker_verify(const asb_profile_t *p, uint32_t weaken, const json_t *re
         note(why, why_len, "CapAdd is not empty");
     if (p->no_new_privs && !has(json_object_get(hc, "SecurityOpt"), "no-new-privileges"))
         note(why, why_len, "no-new-privileges is not set");
-    if (!has(json_object_get(hc, "MaskedPaths"), ASB_DOCKER_MASK_BOOT_ID) ||
-        !has(json_object_get(hc, "MaskedPaths"), "/proc/kcore"))
-        note(why, why_len, "MaskedPaths lacks the host's boot id or kcore");
+    /* Every /proc mask of the native backend (core/proc_masks.h) and the boot id. */
+    const json_t *masked = json_object_get(hc, "MaskedPaths");
+    if (!has(masked, ASB_DOCKER_MASK_BOOT_ID))
+        note(why, why_len, "MaskedPaths lacks the host's boot id");
+    for (size_t i = 0; i < ASB_PROC_MASK_N_FILES + ASB_PROC_MASK_N_DIRS; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%s",
+                 i < ASB_PROC_MASK_N_FILES ? ASB_PROC_MASK_FILES[i]
+                                           : ASB_PROC_MASK_DIRS[i - ASB_PROC_MASK_N_FILES]);
+        if (!has(masked, path)) {
+            note(why, why_len, "MaskedPaths lacks %s", path);
+            break;
+        }
+    }
     if (p->uid >= 0) {
         char user[48];
         snprintf(user, sizeof(user), "%ld:%ld", p->uid, p->gid);

@@ -14,6 +14,7 @@
 #include "agent_sandbox.h"
 #include "core/owner.h"
 #include "core/plan.h"
+#include "core/proc_masks.h"
 #include "docker/docker.h"
 
 #include <arpa/inet.h>
@@ -153,6 +154,64 @@ static void test_hardened_identity_caps_nnp_seccomp(void **state)
         assert_true(r.attestation.root_readonly);
         assert_string_equal(r.attestation.net_ifaces, "lo");
         assert_memory_equal(r.out.data, "65534 65534\n", 12);
+        asb_result_free(&r);
+    }
+}
+
+/* Every /proc entry of the one shared list (core/proc_masks.h) that this host has is hidden in
+ * both backends: a file is /dev/null (character device 1:3) inside, a directory is empty. Judged
+ * from stat(2), so an entry that is merely unreadable to uid 65534 does not pass as masked. */
+static void test_proc_masks_from_shared_list(void **state)
+{
+    (void)state;
+    char code[4096];
+    size_t off = (size_t)snprintf(code, sizeof(code), "import os, stat\nfiles = [");
+    size_t checked = 0;
+    for (size_t i = 0; i < ASB_PROC_MASK_N_FILES; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%s", ASB_PROC_MASK_FILES[i]);
+        if (access(path, F_OK) == 0) {
+            off += (size_t)snprintf(code + off, sizeof(code) - off, "'%s', ", path);
+            checked++;
+        }
+    }
+    off += (size_t)snprintf(code + off, sizeof(code) - off, "]\ndirs = [");
+    for (size_t i = 0; i < ASB_PROC_MASK_N_DIRS; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%s", ASB_PROC_MASK_DIRS[i]);
+        if (access(path, F_OK) == 0) {
+            off += (size_t)snprintf(code + off, sizeof(code) - off, "'%s', ", path);
+            checked++;
+        }
+    }
+    snprintf(code + off, sizeof(code) - off,
+             "]\nbad = []\n"
+             "for p in files:\n"
+             "    try:\n"
+             "        st = os.stat(p)\n"
+             "    except FileNotFoundError:\n"
+             "        continue\n"
+             "    if not (stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) == 1 and "
+             "os.minor(st.st_rdev) == 3):\n"
+             "        bad.append(p)\n"
+             "for p in dirs:\n"
+             "    if os.path.isdir(p) and os.listdir(p):\n"
+             "        bad.append(p)\n"
+             "print('checked', len(files) + len(dirs), 'unmasked', bad)\n");
+    assert_true(checked >= 10); /* kcore, kallsyms, cmdline, ... exist on every Linux */
+    char want[64];
+    snprintf(want, sizeof(want), "checked %zu unmasked []\n", checked);
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        if (run(b, "hardened", code, NULL, &r, &err) < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        if (r.status != ASB_STATUS_COMPLETED || r.out.len != strlen(want) ||
+            memcmp(r.out.data, want, r.out.len) != 0)
+            fail_msg("%s: want '%s', got status %d: %.*s %.*s", b->name, want, (int)r.status,
+                     (int)r.out.len, r.out.data ? (const char *)r.out.data : "", (int)r.err.len,
+                     r.err.data ? (const char *)r.err.data : "");
         asb_result_free(&r);
     }
 }
@@ -462,6 +521,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hardened_identity_caps_nnp_seccomp),
+        cmocka_unit_test(test_proc_masks_from_shared_list),
         cmocka_unit_test(test_no_network_reaches_host_listener),
         cmocka_unit_test(test_read_only_root),
         cmocka_unit_test(test_oom_from_engine_state_not_output),

@@ -9,6 +9,7 @@
 
 #include "agent_sandbox.h"
 #include "core/limits.h"
+#include "core/proc_masks.h"
 #include "core/plan.h"
 #include "core/result.h"
 #include "docker/docker.h"
@@ -49,6 +50,18 @@ static void test_hardened_request_has_every_control(void **state)
         kcore |= m && strcmp(m, "/proc/kcore") == 0;
     }
     assert_true(boot && kcore);
+    /* every /proc mask of the native backend, from the one shared list */
+    for (size_t k = 0; k < ASB_PROC_MASK_N_FILES + ASB_PROC_MASK_N_DIRS; k++) {
+        char want[64];
+        snprintf(want, sizeof(want), "/proc/%s",
+                 k < ASB_PROC_MASK_N_FILES ? ASB_PROC_MASK_FILES[k]
+                                           : ASB_PROC_MASK_DIRS[k - ASB_PROC_MASK_N_FILES]);
+        bool found = false;
+        for (size_t i = 0; i < json_array_size(mp); i++)
+            found |= strcmp(json_string_value(json_array_get(mp, i)), want) == 0;
+        if (!found)
+            fail_msg("MaskedPaths lacks %s", want);
+    }
     /* and Docker's per-CPU thermal_throttle masks, for every CPU this host may have */
     bool cpu0 = false;
     for (size_t i = 0; i < json_array_size(mp); i++) {
@@ -220,6 +233,22 @@ static void test_verify_accepts_faithful_and_refuses_tampered(void **state)
     ins = inspect_for(tampered);
     assert_false(asb_docker_verify(&p, 0, tampered, ins, why, sizeof(why)));
     assert_non_null(strstr(why, "CapDrop lacks ALL"));
+    json_decref(ins);
+    json_decref(tampered);
+    /* A request (and container) missing one of the shared /proc masks fails the floor too. */
+    tampered = json_deep_copy(b);
+    json_t *tm = json_object_get(hc(tampered), "MaskedPaths");
+    bool dropped = false;
+    for (size_t i = 0; i < json_array_size(tm); i++)
+        if (strcmp(json_string_value(json_array_get(tm, i)), "/proc/slabinfo") == 0) {
+            json_array_remove(tm, i);
+            dropped = true;
+            break;
+        }
+    assert_true(dropped);
+    ins = inspect_for(tampered);
+    assert_false(asb_docker_verify(&p, 0, tampered, ins, why, sizeof(why)));
+    assert_non_null(strstr(why, "MaskedPaths lacks /proc/slabinfo"));
     json_decref(ins);
     json_decref(tampered);
 

@@ -6,6 +6,7 @@
  * so a crashed run leaves no mount behind. */
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/proc_masks.h"
 #include "native/supervisor/sup.h"
 
 #include <errno.h>
@@ -352,9 +353,8 @@ static int boot_id(asb_error_t *err)
 }
 
 /* /proc for the new pid namespace, with the entries that leak host kernel state or act on the
- * host masked (as container runtimes do): kcore/kallsyms (kernel memory and addresses), keys,
- * timer_list/sched_debug (other processes' timing), sysrq-trigger (host reboot/crash), and the
- * kernel tunables under /proc/sys made read-only. */
+ * host masked and the kernel tunables under /proc/sys made read-only: the lists, and why each
+ * entry is there, are core/proc_masks.h (the docker backend masks the same). */
 static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
 {
     int rc;
@@ -373,28 +373,15 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
         return rc;
     if (!spec->mask_proc)
         return 0;
-    static const char *const files[] = {
-        "kcore", "kallsyms", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
-        "timer_stats", "sysrq-trigger", "kmsg", "kpagecount", "kpageflags", "kpagecgroup",
-        "config.gz", "vmallocinfo", "slabinfo", "pagetypeinfo",
-        /* host-wide activity nobody's program needs (cgroups counted concurrent sandboxes);
-         * this narrows the counter channels, it cannot close them: stat, loadavg, meminfo stay
-         * (programs count CPUs and memory with them), see THREAT_MODEL.md */
-        "cgroups", "interrupts", "diskstats",
-        /* the host's boot command line and its disks and devices (red-team finding) */
-        "cmdline", "partitions", "misc", "devices", "consoles"};
-    static const char *const dirs[] = {"acpi",   "scsi",       "asound",
-                                       "driver", "tty/driver", "pressure"};
-    static const char *const ro[] = {"sys", "bus", "fs", "irq"};
     char dst[128];
     /* An entry this kernel does not have (ENOENT) needs no mask; any other failure is one. */
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", files[i]);
+    for (size_t i = 0; i < ASB_PROC_MASK_N_FILES; i++) {
+        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ASB_PROC_MASK_FILES[i]);
         if (mount(NEWROOT "/dev/null", dst, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
             return asb_err_sys(err, errno, "mask %s", dst);
     }
-    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", dirs[i]);
+    for (size_t i = 0; i < ASB_PROC_MASK_N_DIRS; i++) {
+        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ASB_PROC_MASK_DIRS[i]);
         if (mount("tmpfs", dst, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                   "size=0,mode=0555") < 0 &&
             errno != ENOENT)
@@ -404,8 +391,8 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
      * sandbox instead, bound read-only with /proc/sys below (red-team finding). */
     if ((rc = boot_id(err)) < 0)
         return rc;
-    for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
-        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ro[i]);
+    for (size_t i = 0; i < ASB_PROC_N_READONLY; i++) {
+        snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ASB_PROC_READONLY[i]);
         if (access(dst, F_OK) < 0)
             continue;
         if ((rc = xmount(dst, dst, NULL, MS_BIND | MS_REC, NULL, err)) < 0 ||
