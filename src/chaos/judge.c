@@ -578,15 +578,45 @@ static asb_chaos_verdict_t j_victim(const asb_chaos_obs_t *o, const asb_result_t
                o->victim_pid);
 }
 
+/* A kernel object of the given kind in a run process's fd table, as the harness read it from
+ * the host's /proc: the attack holds it open long enough for the watcher's scans. */
+static asb_chaos_verdict_t kernel_fd(const asb_chaos_obs_t *o, unsigned kind, const char *what,
+                                     char *ev, size_t n)
+{
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.kernel_fds & kind)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n, "%s sat in a process's fd table", what);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "no such fd (%s) ever appeared in the run's processes",
+               what);
+}
+
 static asb_chaos_verdict_t j_io_uring(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                       size_t n)
 {
     (void)r;
-    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
-        return ASB_CHAOS_ERROR;
-    if (o->watch.io_uring)
-        return say(ASB_CHAOS_SUCCEEDED, ev, n, "an io_uring instance sat in a process's fd table");
-    return say(ASB_CHAOS_BLOCKED, ev, n, "no io_uring fd ever appeared in the run's processes");
+    return kernel_fd(o, ASB_CHAOS_FD_IO_URING, "an io_uring instance", ev, n);
+}
+
+static asb_chaos_verdict_t j_bpf(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                 size_t n)
+{
+    (void)r;
+    return kernel_fd(o, ASB_CHAOS_FD_BPF, "a loaded eBPF program", ev, n);
+}
+
+static asb_chaos_verdict_t j_perf(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    (void)r;
+    return kernel_fd(o, ASB_CHAOS_FD_PERF_EVENT, "a perf event", ev, n);
+}
+
+static asb_chaos_verdict_t j_uffd(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    (void)r;
+    return kernel_fd(o, ASB_CHAOS_FD_USERFAULTFD, "a userfaultfd", ev, n);
 }
 
 static asb_chaos_verdict_t j_userns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
@@ -642,6 +672,9 @@ static const struct {
     {"sysv_shm_read", j_shm},
     {"keyring_read", j_key},
     {"io_uring_setup", j_io_uring},
+    {"bpf_prog_load", j_bpf},
+    {"perf_event_open", j_perf},
+    {"userfaultfd", j_uffd},
     {"userns_nested", j_userns},
     {"fd_inherit", j_fd},
 };

@@ -38,7 +38,7 @@ typedef struct asb_chaos_watch {
     int min_nice;            /* lowest nice value seen (0 when none below 0) */
     int rt_policy;           /* highest scheduling policy seen: 1 FIFO, 2 RR */
     int userns_count;        /* distinct user namespaces among the run's processes */
-    bool io_uring;           /* an io_uring instance in a process's fd table */
+    unsigned kernel_fds;     /* ASB_CHAOS_FD_* seen in a process's fd table */
     /* Harness clock (CLOCK_MONOTONIC, s) of the first and last scan that found a process of the
      * run; 0 when none did. Bounds the time the run's processes existed, which for a docker run
      * is much shorter than the run's wall clock (the engine's create and start come first). */

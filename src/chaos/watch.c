@@ -128,21 +128,30 @@ static void read_sched(asb_chaos_watch_t *w, int pid)
         w->rt_policy = (int)policy;
 }
 
-bool asb_chaos_is_io_uring_link(const char *link)
+unsigned asb_chaos_kernel_fd_kind(const char *link)
 {
-    return strcmp(link, "anon_inode:[io_uring]") == 0;
+    if (strcmp(link, "anon_inode:[io_uring]") == 0)
+        return ASB_CHAOS_FD_IO_URING;
+    if (strncmp(link, "anon_inode:bpf-", 15) == 0)
+        return ASB_CHAOS_FD_BPF;
+    if (strcmp(link, "anon_inode:[perf_event]") == 0)
+        return ASB_CHAOS_FD_PERF_EVENT;
+    if (strcmp(link, "anon_inode:[userfaultfd]") == 0)
+        return ASB_CHAOS_FD_USERFAULTFD;
+    return 0;
 }
 
-static bool has_io_uring(int pid)
+/* The ASB_CHAOS_FD_* kinds in a process's fd table. */
+static unsigned kernel_fds(int pid)
 {
     char path[64], link[128];
     snprintf(path, sizeof(path), "/proc/%d/fd", pid);
     DIR *d = opendir(path);
     if (!d)
-        return false;
-    bool found = false;
+        return 0;
+    unsigned found = 0;
     struct dirent *de;
-    while (!found && (de = readdir(d))) {
+    while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
         char fdp[300];
@@ -150,7 +159,7 @@ static bool has_io_uring(int pid)
         ssize_t n = readlink(fdp, link, sizeof(link) - 1);
         if (n > 0) {
             link[n] = '\0';
-            found = asb_chaos_is_io_uring_link(link);
+            found |= asb_chaos_kernel_fd_kind(link);
         }
     }
     closedir(d);
@@ -222,8 +231,8 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
         if (read_small(path, status, sizeof(status)) > 0)
             asb_chaos_watch_status(&wt->w, status, uns && uns == wt->host_userns);
         read_sched(&wt->w, pid);
-        if (wt->fds && !wt->w.io_uring && has_io_uring(pid))
-            wt->w.io_uring = true;
+        if (wt->fds)
+            wt->w.kernel_fds |= kernel_fds(pid);
     }
     closedir(d);
     if (procs > 0) {

@@ -3,6 +3,7 @@
 #include "chaos/attacks.h"
 #include "chaos/judge.h"
 #include "chaos/obs.h"
+#include "chaos/watch.h"
 #include "core/limits.h"
 
 #include <setjmp.h>
@@ -327,9 +328,11 @@ static void test_watch_judges(void **state)
     (void)state;
     fixture_t f;
     fx_init(&f);
-    const char *attacks[] = {"run_as_root", "setuid_escalate", "cap_effective",  "raise_priority",
-                             "thread_bomb", "fork_bomb",       "io_uring_setup", "userns_nested"};
-    for (size_t i = 0; i < 8; i++)
+    const char *attacks[] = {"run_as_root",   "setuid_escalate", "cap_effective",  "raise_priority",
+                             "thread_bomb",   "fork_bomb",       "io_uring_setup", "userns_nested",
+                             "bpf_prog_load", "perf_event_open", "userfaultfd"};
+    enum { N_WATCHED = sizeof(attacks) / sizeof(attacks[0]) };
+    for (size_t i = 0; i < N_WATCHED; i++)
         assert_int_equal(judge(&f, attacks[i]), ASB_CHAOS_BLOCKED);
     f.o.watch.host_root = true;
     f.o.watch.escalated = true;
@@ -337,13 +340,20 @@ static void test_watch_judges(void **state)
     f.o.watch.min_nice = -10;
     f.o.watch.max_threads = 201;
     f.o.watch.max_procs = 301;
-    f.o.watch.io_uring = true;
+    f.o.watch.kernel_fds = ASB_CHAOS_FD_IO_URING | ASB_CHAOS_FD_BPF | ASB_CHAOS_FD_PERF_EVENT |
+                           ASB_CHAOS_FD_USERFAULTFD;
     f.o.watch.userns_count = 2;
-    for (size_t i = 0; i < 8; i++)
+    for (size_t i = 0; i < N_WATCHED; i++)
         assert_int_equal(judge(&f, attacks[i]), ASB_CHAOS_SUCCEEDED);
+    /* Each kind of kernel object is evidence for its own attack only. */
+    f.o.watch.kernel_fds = ASB_CHAOS_FD_BPF;
+    assert_int_equal(judge(&f, "bpf_prog_load"), ASB_CHAOS_SUCCEEDED);
+    assert_int_equal(judge(&f, "perf_event_open"), ASB_CHAOS_BLOCKED);
+    assert_int_equal(judge(&f, "userfaultfd"), ASB_CHAOS_BLOCKED);
+    assert_int_equal(judge(&f, "io_uring_setup"), ASB_CHAOS_BLOCKED);
     /* A watcher that never saw the program cannot say blocked. */
     f.o.watch.max_procs = 0;
-    for (size_t i = 0; i < 8; i++)
+    for (size_t i = 0; i < N_WATCHED; i++)
         assert_int_equal(judge(&f, attacks[i]), ASB_CHAOS_ERROR);
     fx_free(&f);
 }

@@ -66,19 +66,27 @@ static void test_watch_status(void **state)
     assert_false(w2.host_root);
 }
 
-/* Only the kernel's name for an io_uring instance counts. The attack's own script is
+/* Only the kernel's names for its objects count. The attack's own script is
  * io_uring_setup.py: while python reads it, /proc/PID/fd shows "/workspace/io_uring_setup.py",
  * and a substring match once called hardened's io_uring_setup `succeeded` (the program's own
- * output said io_uring_setup -> EPERM). */
-static void test_io_uring_link(void **state)
+ * output said io_uring_setup -> EPERM). A file's link is an absolute path, so no file name can
+ * pass for an anon inode. */
+static void test_kernel_fd_links(void **state)
 {
     (void)state;
-    assert_true(asb_chaos_is_io_uring_link("anon_inode:[io_uring]"));
-    assert_false(asb_chaos_is_io_uring_link("/workspace/io_uring_setup.py"));
-    assert_false(asb_chaos_is_io_uring_link("/work/attacks/io_uring_setup.py"));
-    assert_false(asb_chaos_is_io_uring_link("anon_inode:[eventfd]"));
-    assert_false(asb_chaos_is_io_uring_link("anon_inode:[io_uring]x"));
-    assert_false(asb_chaos_is_io_uring_link(""));
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:[io_uring]"), ASB_CHAOS_FD_IO_URING);
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:bpf-prog"), ASB_CHAOS_FD_BPF);
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:bpf-map"), ASB_CHAOS_FD_BPF);
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:[perf_event]"), ASB_CHAOS_FD_PERF_EVENT);
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:[userfaultfd]"),
+                     ASB_CHAOS_FD_USERFAULTFD);
+    assert_int_equal(asb_chaos_kernel_fd_kind("/workspace/io_uring_setup.py"), 0);
+    assert_int_equal(asb_chaos_kernel_fd_kind("/work/attacks/io_uring_setup.py"), 0);
+    assert_int_equal(asb_chaos_kernel_fd_kind("/workspace/anon_inode:bpf-prog"), 0);
+    assert_int_equal(asb_chaos_kernel_fd_kind("/memfd:anon_inode:[perf_event] (deleted)"), 0);
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:[eventfd]"), 0);
+    assert_int_equal(asb_chaos_kernel_fd_kind("anon_inode:[io_uring]x"), 0);
+    assert_int_equal(asb_chaos_kernel_fd_kind(""), 0);
 }
 
 static void test_targets(void **state)
@@ -103,7 +111,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dns_qname),
-        cmocka_unit_test(test_io_uring_link),
+        cmocka_unit_test(test_kernel_fd_links),
         cmocka_unit_test(test_watch_status),
         cmocka_unit_test(test_targets),
     };
