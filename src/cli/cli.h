@@ -23,6 +23,13 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_parse_double(const char *flag, const char *s, double min, double max, double *out);
 int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* Artifacts the CLI writes (flag names the option in errors; "-" is standard output): only a
+ * regular or new file is replaced, by a rename, never through a symlink; a relative path's
+ * directories are made as needed and never followed through symlinks (outfile.c).
+ * cli_output_check: the same checks before any work, creating nothing. */
+int cli_output_check(const char *flag, const char *path);
+int cli_output_write(const char *flag, const char *path, const void *data, size_t len);
+
 /* Read a whole file (size-capped) into a malloc'd buffer. */
 int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len);
 

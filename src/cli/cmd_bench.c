@@ -121,57 +121,19 @@ static int parse(int argc, char **argv, bench_args_t *a)
     return -1;
 }
 
+/* The artifact and a newline, to --out (a file; "-" or none: standard output). */
 static int write_out(const char *path, const char *text)
 {
-    if (!path || strcmp(path, "-") == 0) {
-        fputs(text, stdout);
-        fputc('\n', stdout);
-        return fflush(stdout) == 0 ? 0 : -1;
-    }
-    /* Only a regular file (or a new one) is replaced: renaming over /dev/null or a symlink such as
-     * /dev/stdout replaced the device or the link itself (red-team finding). "-" is stdout. */
-    struct stat st;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        cli_error("--out %s: not a regular file (a device, link, directory or FIFO is never "
-                  "replaced; use - for stdout)",
-                  path);
+    size_t len = strlen(text);
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        cli_error("--out: out of memory");
         return -1;
     }
-    /* Write beside the target and rename: a reader never sees half an artifact. */
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return -1;
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("--out %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    size_t len = strlen(text), off = 0;
-    int rc = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            rc = -1;
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (rc == 0 && (write(fd, "\n", 1) != 1 || fchmod(fd, 0644) < 0))
-        rc = -1;
-    if (close(fd) < 0)
-        rc = -1;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = -1;
-    if (rc < 0) {
-        cli_error("--out %s: %s", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
+    memcpy(buf, text, len);
+    buf[len] = '\n';
+    int rc = cli_output_write("--out", path ? path : "-", buf, len + 1);
+    free(buf);
     return rc;
 }
 
@@ -179,7 +141,7 @@ int cli_bench(int argc, char **argv)
 {
     bench_args_t a;
     memset(&a, 0, sizeof(a));
-    if (parse(argc, argv, &a) < 0)
+    if (parse(argc, argv, &a) < 0 || cli_output_check("--out", a.out) < 0)
         return CLI_EXIT_USAGE;
     asb_error_t err;
     asb_bench_suite_t suite;

@@ -82,28 +82,17 @@ static int split(const char *list, char ***out, size_t *n)
 
 static int write_out(const char *path, const char *json)
 {
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-            cli_error("--out: mkdir %s: %s", dir, strerror(errno));
-            return -1;
-        }
-    }
-    FILE *f = fopen(path, "we");
-    if (!f || fputs(json, f) < 0 || fputc('\n', f) < 0) {
-        cli_error("--out %s: %s", path, strerror(errno));
-        if (f)
-            fclose(f);
+    size_t len = strlen(json);
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        cli_error("--out: out of memory");
         return -1;
     }
-    if (fclose(f) != 0) {
-        cli_error("--out %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    memcpy(buf, json, len);
+    buf[len] = '\n';
+    int rc = cli_output_write("--out", path, buf, len + 1);
+    free(buf);
+    return rc;
 }
 
 int cli_chaos(int argc, char **argv)
@@ -150,6 +139,8 @@ int cli_chaos(int argc, char **argv)
             printf("%-20s %s\n", all[i].name, all[i].what);
         return 0;
     }
+    if (out && cli_output_check("--out", out) < 0)
+        return CLI_EXIT_USAGE;
     if (ensure_secret(argc, argv) < 0)
         return CLI_EXIT_INTERNAL;
 

@@ -76,53 +76,6 @@ static int read_code(const char *path, char **code)
     return 0;
 }
 
-/* mkdir -p of the directory part of path, so the default results/latency.json just works. */
-static int make_parent_dirs(const char *path)
-{
-    char dir[4096];
-    if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
-        cli_error("path too long: '%s'", path);
-        return -1;
-    }
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-            cli_error("cannot create directory '%s' (%s)", dir, strerror(errno));
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        cli_error("cannot create directory '%s' (%s)", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static int write_text(const char *path, const char *text, size_t len)
-{
-    if (make_parent_dirs(path) < 0)
-        return -1;
-    FILE *f = fopen(path, "we");
-    if (!f) {
-        cli_error("cannot write '%s' (%s)", path, strerror(errno));
-        return -1;
-    }
-    size_t n = fwrite(text, 1, len, f);
-    int rc = fclose(f);
-    if (n != len || rc != 0) {
-        cli_error("cannot write '%s' (%s)", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static void progress(void *ctx, size_t done, size_t rounds, size_t failed)
 {
     (void)ctx;
@@ -196,6 +149,10 @@ int cli_latency(int argc, char **argv)
         rc = 0;
         goto out;
     }
+    /* Before any run: a study of minutes must not end on an unusable output path. */
+    if (cli_output_check("--out", opts.out) < 0 ||
+        (opts.plot && cli_output_check("--plot", opts.plot) < 0))
+        goto out;
     if (opts.file && read_code(opts.file, &file_code) < 0)
         goto out;
     if (asb_latency_study_init(&study, &opts, file_code ? file_code : opts.code, &err) < 0) {
@@ -227,7 +184,7 @@ int cli_latency(int argc, char **argv)
     }
     size_t jlen = strlen(json_text);
     json_text[jlen] = '\n'; /* replaces the NUL; written with its length */
-    if (write_text(opts.out, json_text, jlen + 1) < 0)
+    if (cli_output_write("--out", opts.out, json_text, jlen + 1) < 0)
         goto out;
     printf("\nwrote %s\n", opts.out);
     if (opts.plot && analyzed == 0) {
@@ -235,7 +192,7 @@ int cli_latency(int argc, char **argv)
             cli_error("%s", err.message);
             goto out;
         }
-        if (write_text(opts.plot, svg, svg_len) < 0)
+        if (cli_output_write("--plot", opts.plot, svg, svg_len) < 0)
             goto out;
         printf("wrote %s\n", opts.plot);
     }

@@ -174,6 +174,38 @@ else
     fail "--json refusal record (exit $rc): $(head -c 300 "$TMP/json")"
 fi
 
+# ---- output files never overwrite through a symlink, never replace a device, never make
+# directories through a symlinked one (the CLI runs as root, often in a checkout it did not
+# write; red-team finding: /etc/passwd was replaced through chaos --out) ----
+OUTD=$TMP/outfiles
+mkdir -p "$OUTD/repo" "$OUTD/elsewhere"
+echo decoy >"$OUTD/decoy"
+ln -s "$OUTD/decoy" "$OUTD/link"
+ln -s "$OUTD/elsewhere" "$OUTD/repo/results"
+expect_usage "chaos --out through a symlink" "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out "$OUTD/link"
+expect_usage "chaos --out a device" "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out /dev/null
+expect_usage "latency --plot through a symlink" "$CLI" latency --rounds 5 --profiles hardened --out "$OUTD/l.json" --plot "$OUTD/link"
+expect_usage "latency --out through a symlink" "$CLI" latency --rounds 5 --profiles hardened --out "$OUTD/link"
+(cd "$OUTD/repo" && "$CLI" latency --rounds 5 --profiles hardened </dev/null >"$TMP/out" 2>"$TMP/err")
+rc=$?
+if [[ $rc == 2 ]] && grep -q "symlink is never followed" "$TMP/err" && [[ -z $(ls -A "$OUTD/elsewhere") ]]; then
+    pass "latency's default results/ through a symlinked directory is refused before any run"
+else
+    fail "latency default path through a symlinked results/: exit $rc, $(ls -A "$OUTD/elsewhere") $(head -c 300 "$TMP/err")"
+fi
+expect_usage "bench --out through a symlink" "$CLI" bench --suite /nonexistent --reference --out "$OUTD/link"
+[[ $(cat "$OUTD/decoy") == decoy ]] && pass "the symlinks' target is untouched" || fail "decoy changed: $(head -c 100 "$OUTD/decoy")"
+expect_usage "chaos --out in a missing absolute directory" "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out "$OUTD/missing/c.json"
+[[ ! -e $OUTD/missing ]] && pass "no directory made above an absolute --out" || fail "$OUTD/missing was created"
+echo keep >"$OUTD/original"
+ln "$OUTD/original" "$OUTD/hardlink"
+if "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out "$OUTD/hardlink" </dev/null >/dev/null 2>"$TMP/err" &&
+    [[ $(cat "$OUTD/original") == keep ]] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUTD/hardlink"; then
+    pass "a hard-linked --out gets a new file; the other name's content is untouched"
+else
+    fail "hard-linked --out: $(head -c 100 "$OUTD/original") $(head -c 300 "$TMP/err")"
+fi
+
 # ---- untrusted output cannot drive the operator's terminal: on a tty control bytes are shown
 # escaped (so a fake status line cannot be concealed or forged), through a pipe they stay exact ----
 if command -v script >/dev/null 2>&1; then

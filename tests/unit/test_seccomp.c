@@ -245,6 +245,24 @@ static int probe_socket_vsock_high_bits(void)
     return result(fd);
 }
 
+static int probe_socket_netlink(int protocol)
+{
+    long fd = syscall(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
+    if (fd >= 0)
+        close((int)fd);
+    return result(fd);
+}
+
+static int probe_socket_netlink_route(void)
+{
+    return probe_socket_netlink(0 /* NETLINK_ROUTE */);
+}
+
+static int probe_socket_netlink_usersock(void)
+{
+    return probe_socket_netlink(2 /* NETLINK_USERSOCK */);
+}
+
 static int probe_socket_unix(void)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -445,6 +463,8 @@ static void test_docker_default_specific(void **state)
         {"chroot", probe_chroot, ALLOWED, ENOENT},
         {"io_setup", probe_io_setup, ALLOWED, EINVAL},
         {"inotify_init1", probe_inotify_init1, ALLOWED, 0},
+        {"socket(AF_NETLINK, NETLINK_ROUTE)", probe_socket_netlink_route, ALLOWED, 0},
+        {"socket(AF_NETLINK, NETLINK_USERSOCK)", probe_socket_netlink_usersock, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -458,6 +478,8 @@ static void test_hardened_specific(void **state)
         {"ioctl(TIOCSTI | 1<<32)", probe_tiocsti_high_bits, REFUSED, EPERM},
         {"ioctl(TIOCLINUX)", probe_tioclinux, REFUSED, EPERM},
         {"chroot", probe_chroot, REFUSED, EPERM},
+        {"socket(AF_NETLINK, NETLINK_ROUTE)", probe_socket_netlink_route, REFUSED, EPERM},
+        {"socket(AF_NETLINK, NETLINK_USERSOCK)", probe_socket_netlink_usersock, REFUSED, EPERM},
         {"io_setup", probe_io_setup, REFUSED, EPERM},
         {"inotify_init1", probe_inotify_init1, REFUSED, EPERM},
         {"socket(AF_ALG)", probe_socket_alg, REFUSED, EPERM},

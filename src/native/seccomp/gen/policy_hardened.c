@@ -123,10 +123,15 @@ static const uint64_t HARDENED_PERSONALITIES[] = {PER_LINUX, PER_LINUX32, 0xffff
  * TIOCLINUX can do the same on a Linux console through its selection/paste subcodes. */
 static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
 
-/* Socket families a workload needs: local (unix), IPv4/IPv6 on its own loopback, and netlink for
- * interface queries (getifaddrs). Every other family (AF_ALG crypto, AF_PACKET, AF_KEY, rarely
- * used protocol stacks) is kernel attack surface with nothing to reach. */
-static const uint32_t HARDENED_SOCKET_FAMILIES[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+/* Socket families a workload needs: local (unix) and IPv4/IPv6 on its own loopback. Every other
+ * family (AF_ALG crypto, AF_PACKET, AF_KEY, rarely used protocol stacks) is kernel attack surface
+ * with nothing to reach. AF_NETLINK is refused too: what queues on a netlink socket (messages a
+ * NETLINK_USERSOCK socket sends itself, the kernel's replies on NETLINK_ROUTE) is kernel memory
+ * no memory cgroup is charged for, up to the receive buffer per socket, so 64 processes with 256
+ * sockets each could hold tens of GB of host memory under a 128 MiB limit (red-team finding: 2.1
+ * GB in one run). Without it getifaddrs(3) and if_nameindex(3) fail with EPERM; getaddrinfo(3)
+ * with AI_ADDRCONFIG falls back to assuming both address families. */
+static const uint32_t HARDENED_SOCKET_FAMILIES[] = {AF_UNIX, AF_INET, AF_INET6};
 
 const gen_policy_t asb_gen_policy_hardened = {
     .name = "hardened",

@@ -1,0 +1,197 @@
+/* outfile.c - where the CLI writes its artifacts (--out, --plot, results/latency.json).
+ *
+ * The CLI runs as root, often inside a checkout it did not write. So an output path is never a
+ * way to overwrite something else:
+ *  - only a regular file (or a new one) is replaced, and always by writing a new file beside it
+ *    and renaming it over: a symlink, device, FIFO or directory there is refused (naming it), and
+ *    a hard link to another file only loses its name, the other file is untouched;
+ *  - a relative path walks its directories without following symlinks, creating missing ones
+ *    (so the default results/latency.json just works); a symlinked directory is refused;
+ *  - an absolute path is the caller's explicit choice: its directory must exist, nothing is
+ *    created above the file.
+ * "-" is standard output. The checks run before any work (cli_output_check) and again when
+ * writing, on the directory fd actually used. Red-team finding: chaos --out, latency --out and
+ * --plot followed symlinks with fopen and created missing directories anywhere. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The directory that will hold path's last component, as an O_PATH fd; *base points into path
+ * at that component. create: make missing directories of a relative path. */
+static int open_parent(const char *flag, const char *path, bool create, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0) {
+        cli_error("%s '%s': not a file name", flag, path);
+        return -1;
+    }
+    if (path[0] == '/') {
+        size_t dlen = (size_t)(slash - path);
+        char *dir = strndup(path, dlen ? dlen : 1);
+        if (!dir) {
+            cli_error("%s: out of memory", flag);
+            return -1;
+        }
+        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            cli_error("%s '%s': directory %s: %s", flag, path, dir, strerror(errno));
+        free(dir);
+        return fd;
+    }
+    int dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0) {
+        cli_error("%s '%s': current directory: %s", flag, path, strerror(errno));
+        return -1;
+    }
+    const char *p = path;
+    while (p < *base) {
+        const char *end = strchr(p, '/');
+        size_t len = (size_t)(end - p);
+        if (len == 0 || (len == 1 && p[0] == '.')) {
+            p = end + 1;
+            continue;
+        }
+        char comp[256];
+        if (len >= sizeof(comp)) {
+            cli_error("%s '%s': a directory name is too long", flag, path);
+            close(dirfd);
+            return -1;
+        }
+        memcpy(comp, p, len);
+        comp[len] = '\0';
+        if (create && mkdirat(dirfd, comp, 0755) < 0 && errno != EEXIST) {
+            cli_error("%s '%s': cannot create directory '%s' (%s)", flag, path, comp,
+                      strerror(errno));
+            close(dirfd);
+            return -1;
+        }
+        int next = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            int e = errno;
+            if (e == ENOENT && !create) {
+                close(dirfd); /* made when writing; nothing below it exists yet either */
+                return -2;
+            }
+            cli_error("%s '%s': '%s' is not a directory%s (%s)", flag, path, comp,
+                      e == ENOTDIR || e == ELOOP ? " (a symlink is never followed)" : "",
+                      strerror(e));
+            close(dirfd);
+            return -1;
+        }
+        close(dirfd);
+        dirfd = next;
+        p = end + 1;
+    }
+    return dirfd;
+}
+
+/* 0 when base in dirfd is absent or a regular file. */
+static int check_target(const char *flag, const char *path, int dirfd, const char *base)
+{
+    struct stat st;
+    if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        cli_error("%s '%s': %s", flag, path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cli_error("%s '%s': not a regular file (a symlink, device, directory or FIFO is never "
+                  "replaced; use - for standard output)",
+                  flag, path);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_output_check(const char *flag, const char *path)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return 0;
+    const char *base;
+    int dirfd = open_parent(flag, path, false, &base);
+    if (dirfd == -2)
+        return 0; /* a directory still to be made: nothing in it to check */
+    if (dirfd < 0)
+        return -1;
+    int rc = check_target(flag, path, dirfd, base);
+    close(dirfd);
+    return rc;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int cli_output_write(const char *flag, const char *path, const void *data, size_t len)
+{
+    if (!path || strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+            cli_error("%s: standard output: %s", flag, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    const char *base;
+    int dirfd = open_parent(flag, path, true, &base);
+    if (dirfd < 0)
+        return -1;
+    if (check_target(flag, path, dirfd, base) < 0) {
+        close(dirfd);
+        return -1;
+    }
+    /* O_PATH fds cannot be used with openat for creation on every kernel: reopen it. */
+    int wdir = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(dirfd);
+    if (wdir < 0) {
+        cli_error("%s '%s': %s", flag, path, strerror(errno));
+        return -1;
+    }
+    char tmp[300];
+    unsigned char r[6];
+    if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+        cli_error("%s '%s': no random name for the temporary file", flag, path);
+        close(wdir);
+        return -1;
+    }
+    snprintf(tmp, sizeof(tmp), ".%.200s.tmp%02x%02x%02x%02x%02x%02x", base, r[0], r[1], r[2], r[3],
+             r[4], r[5]);
+    int fd = openat(wdir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_error("%s '%s': %s", flag, path, strerror(errno));
+        close(wdir);
+        return -1;
+    }
+    int rc = write_all(fd, data, len);
+    if (rc == 0 && fchmod(fd, 0644) < 0)
+        rc = -1;
+    if (close(fd) < 0)
+        rc = -1;
+    if (rc == 0 && renameat(wdir, tmp, wdir, base) < 0)
+        rc = -1;
+    if (rc < 0) {
+        cli_error("%s '%s': %s", flag, path, strerror(errno));
+        unlinkat(wdir, tmp, 0);
+    }
+    close(wdir);
+    return rc;
+}
