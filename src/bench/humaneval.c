@@ -43,8 +43,8 @@ static int import_problem(json_t *o, size_t line, asb_bench_task_t *t, asb_error
     const char *why;
     if (!asb_bench_valid_task_id(id, &why))
         return asb_err(err, -EINVAL, "line %zu: task_id '%.200s' %s", line, id, why);
-    if (!*entry)
-        return asb_err(err, -EINVAL, "line %zu: entry_point: empty", line);
+    if (!asb_bench_valid_entry_point(entry, &why))
+        return asb_err(err, -EINVAL, "line %zu: entry_point '%.200s' %s", line, entry, why);
     char *ref = concat(prompt, sol);
     if (!(t->id = strdup(id)) || !(t->prompt = strdup(prompt)) ||
         !(t->entry_file = strdup(ASB_HUMANEVAL_ENTRY_FILE)) || !(t->entry_point = strdup(entry)) ||

@@ -12,6 +12,40 @@
 #define SUITE_FORMAT "agent-sandbox.bench-suite/1"
 #define SUITE_MAX_BYTES (256u * 1024u * 1024u)
 
+bool asb_bench_valid_entry_point(const char *name, const char **why)
+{
+    static const char *const keywords[] = {
+        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+    size_t len = name ? strlen(name) : 0;
+    if (len == 0 || len > 200) {
+        *why = "must be 1..200 bytes";
+        return false;
+    }
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+              (p != name && *p >= '0' && *p <= '9'))) {
+            *why = "expected a Python identifier";
+            return false;
+        }
+    for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+        if (strcmp(name, keywords[i]) == 0) {
+            *why = "is a Python keyword";
+            return false;
+        }
+    if (len >= 4 && strncmp(name, "__", 2) == 0 && strcmp(name + len - 2, "__") == 0) {
+        *why = "is a dunder name, reserved by Python";
+        return false;
+    }
+    if (strcmp(name, "check") == 0) {
+        *why = "is 'check', the oracle's own function";
+        return false;
+    }
+    return true;
+}
+
 bool asb_bench_valid_task_id(const char *id, const char **why)
 {
     size_t len = id ? strlen(id) : 0;
@@ -188,8 +222,8 @@ static int parse_limits(json_t *obj, const char *path, asb_bench_task_t *t, asb_
         return rc;
     json_t *v = json_object_get(obj, "timeout_s");
     if (v) {
-        if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 3600)
-            return asb_err(err, -EINVAL, "%s.timeout_s: expected a number in (0, 3600]", path);
+        if (!json_is_number(v) || !(json_number_value(v) >= 0.1) || json_number_value(v) > 3600)
+            return asb_err(err, -EINVAL, "%s.timeout_s: expected a number in [0.1, 3600]", path);
         t->timeout_s = json_number_value(v);
     }
     v = json_object_get(obj, "memory_mb");
@@ -283,10 +317,8 @@ static int parse_task(json_t *obj, const char *path, asb_bench_task_t *t, asb_er
         strcmp(t->entry_file + ef - 3, ".py") != 0)
         return asb_err(err, -EINVAL, "%s.entry_file: expected a plain file name ending in .py",
                        path);
-    for (const char *p = t->entry_point; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
-              (p != t->entry_point && *p >= '0' && *p <= '9')))
-            return asb_err(err, -EINVAL, "%s.entry_point: expected a Python identifier", path);
+    if (!asb_bench_valid_entry_point(t->entry_point, &why))
+        return asb_err(err, -EINVAL, "%s.entry_point: '%.200s' %s", path, t->entry_point, why);
     if (!t->difficulty && !(t->difficulty = strdup("unknown")))
         return asb_err_sys(err, ENOMEM, "%s", path);
     snprintf(sub, sizeof(sub), "%s.reference", path);

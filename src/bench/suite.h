@@ -72,4 +72,10 @@ void asb_bench_task_free(asb_bench_task_t *task);
  * (ids become directory paths of submissions). */
 bool asb_bench_valid_task_id(const char *id, const char **why);
 
+/* An entry point: an ASCII Python identifier of at most 200 bytes that is not a keyword, not a
+ * dunder name (__builtins__ would replace the oracle's builtins) and not "check", the oracle's
+ * own function, which the grader calls and would otherwise overwrite with the candidate
+ * (red-team finding: such a suite failed its own reference). */
+bool asb_bench_valid_entry_point(const char *name, const char **why);
+
 #endif

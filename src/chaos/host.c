@@ -334,9 +334,15 @@ void asb_chaos_host_observe(asb_chaos_host_t *h, asb_chaos_obs_t *o)
             snprintf(o->cgroup_dir, sizeof(o->cgroup_dir), "%s", h->cgroup_targets[i]);
     if (h->victim > 0) {
         int status;
-        pid_t w = waitpid(h->victim, &status, WNOHANG);
-        if (w == h->victim) {
-            o->victim_killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+        /* Any signal that ended or stopped it is the attack's success (red-team finding: a
+         * SIGTERM'd victim was judged "survived"). A stopped one is still ours to kill. */
+        pid_t w = waitpid(h->victim, &status, WNOHANG | WUNTRACED);
+        if (w == h->victim && WIFSTOPPED(status)) {
+            o->victim_stopped = true;
+            o->victim_signal = WSTOPSIG(status);
+        } else if (w == h->victim) {
+            o->victim_killed = WIFSIGNALED(status);
+            o->victim_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
             h->victim = -1; /* reaped: nothing left to kill */
         }
     }

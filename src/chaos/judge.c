@@ -572,8 +572,13 @@ static asb_chaos_verdict_t j_victim(const asb_chaos_obs_t *o, const asb_result_t
     if (!o->victim_planted)
         return say(ASB_CHAOS_ERROR, ev, n, "harness could not start its victim process");
     if (o->victim_killed)
-        return say(ASB_CHAOS_SUCCEEDED, ev, n, "the harness's victim (host pid %d) died of SIGKILL",
-                   o->victim_pid);
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the harness's victim (host pid %d) died of signal %d (%s)", o->victim_pid,
+                   o->victim_signal, strsignal(o->victim_signal));
+    if (o->victim_stopped)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the harness's victim (host pid %d) was stopped by signal %d (%s)",
+                   o->victim_pid, o->victim_signal, strsignal(o->victim_signal));
     return say(ASB_CHAOS_BLOCKED, ev, n, "the harness's victim (host pid %d) survived",
                o->victim_pid);
 }

@@ -74,7 +74,10 @@ typedef struct asb_chaos_obs {
     char mount_target[256];
     int cgroup_dirs_created;
     char cgroup_dir[256];
-    bool victim_planted, victim_killed;
+    bool victim_planted;
+    bool victim_killed;  /* died of a signal (any: SIGTERM counts as much as SIGKILL) */
+    bool victim_stopped; /* stopped by a signal (SIGSTOP, SIGTSTP): it no longer runs */
+    int victim_signal;   /* which one */
     int victim_pid;
 
     bool watched;

@@ -92,6 +92,19 @@ static void test_errors_name_the_field(void **state)
     expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"s.py\","
                        "\"entry_point\":\"f()\"}"),
                  "$.tasks[0].entry_point");
+    /* check is the oracle's own function, dunders are Python's, keywords no function's name
+     * (red-team finding: entry_point check failed the suite's own reference) */
+    const char *reserved[] = {"check", "__builtins__", "lambda"};
+    for (size_t i = 0; i < 3; i++) {
+        char suite[512];
+        snprintf(suite, sizeof(suite),
+                 SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"s.py\","
+                       "\"entry_point\":\"%s\"}"),
+                 reserved[i]);
+        expect_error(suite, "$.tasks[0].entry_point");
+    }
+    expect_error(SUITE(TASK_OK ",\"limits\":{\"timeout_s\":1e-300}}"),
+                 "$.tasks[0].limits.timeout_s");
     expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"\"}"), "$.tasks[0].prompt");
 }
 
@@ -173,9 +186,43 @@ static void test_humaneval_gzip_import(void **state)
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(truncate(path, st.st_size - 8), 0);
     assert_true(asb_humaneval_load(path, &s, &err) < 0);
-    assert_non_null(strstr(err.message, "unexpected end of file"));
+    assert_non_null(strstr(err.message, "cut short"));
+
+    /* Plain text after the gzip data is refused, not dropped (red-team finding: 10 compressed
+     * tasks with 10 appended in plain text read as 10); a second gzip member is read. */
+    snprintf(path, sizeof(path), "%s/two.jsonl.gz", g_dir);
+    write_file(path, HE_LINE("HumanEval/0", "a"), true);
+    FILE *app = fopen(path, "ae");
+    assert_non_null(app);
+    fputs(HE_LINE("HumanEval/1", "b"), app);
+    fclose(app);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "after the end of the gzip data"));
+    char second[128];
+    snprintf(second, sizeof(second), "%s/second.gz", g_dir);
+    write_file(second, HE_LINE("HumanEval/1", "b"), true);
+    write_file(path, HE_LINE("HumanEval/0", "a"), true);
+    char *text = NULL;
+    size_t tlen = 0;
+    assert_int_equal(asb_bench_read_text(second, 1 << 20, &text, &tlen, &err), 0);
+    free(text);
+    FILE *a2 = fopen(path, "ae"), *b2 = fopen(second, "re");
+    assert_non_null(a2);
+    assert_non_null(b2);
+    char chunk[4096];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof(chunk), b2)) > 0)
+        assert_int_equal(fwrite(chunk, 1, got, a2), got);
+    fclose(a2);
+    fclose(b2);
+    assert_int_equal(asb_humaneval_load(path, &s, &err), 0);
+    assert_int_equal(s.n_tasks, 2);
+    asb_bench_suite_free(&s);
 
     snprintf(path, sizeof(path), "%s/bad.jsonl", g_dir);
+    write_file(path, HE_LINE("HumanEval/0", "not an identifier!"), false);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "entry_point"));
     write_file(path, HE_LINE("HumanEval/0", "a") "{\"task_id\":\"x\"}\n", false);
     assert_true(asb_humaneval_load(path, &s, &err) < 0);
     assert_non_null(strstr(err.message, "line 2: prompt"));

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -318,6 +319,17 @@ static void test_host_change_judges(void **state)
     assert_int_equal(judge(&f, "orphan_survivor"), ASB_CHAOS_SUCCEEDED);
     f.o.after_checked = false;
     assert_int_equal(judge(&f, "orphan_survivor"), ASB_CHAOS_ERROR);
+    /* Any signal that ended it, or stopped it, counts (red-team finding: SIGTERM read as survived).
+     */
+    f.o.victim_killed = false;
+    assert_int_equal(judge(&f, "kill_host_process"), ASB_CHAOS_BLOCKED);
+    f.o.victim_stopped = true;
+    f.o.victim_signal = SIGSTOP;
+    assert_int_equal(judge(&f, "kill_host_process"), ASB_CHAOS_SUCCEEDED);
+    f.o.victim_stopped = false;
+    f.o.victim_killed = true;
+    f.o.victim_signal = SIGTERM;
+    assert_int_equal(judge(&f, "kill_host_process"), ASB_CHAOS_SUCCEEDED);
     f.o.victim_planted = false;
     assert_int_equal(judge(&f, "kill_host_process"), ASB_CHAOS_ERROR);
     fx_free(&f);
