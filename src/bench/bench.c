@@ -133,6 +133,27 @@ int asb_bench_run(const asb_bench_suite_t *suite, const asb_bench_submission_t *
         pthread_mutex_destroy(&p.lock);
         rc = p.rc;
     }
+    /* A wall-clock timeout while other tasks ran beside it may be theirs, not this task's: a
+     * candidate that spins on every CPU it can get starves honest neighbours past their
+     * timeout (red-team finding: two honest tasks failed at --jobs 5 and passed at --jobs 1).
+     * Each such row is graded again with nothing else running, so a verdict never depends on
+     * --jobs; a candidate that is slow on its own times out again. */
+    for (size_t i = 0; rc == 0 && rep->lane_up && jobs > 1 && i < suite->n_tasks; i++) {
+        asb_bench_row_t *row = &rep->rows[i];
+        if (row->verdict != ASB_BENCH_FAIL || !(row->candidate.timed_out || row->grader.timed_out))
+            continue;
+        char *first = row->reason;
+        row->reason = NULL;
+        asb_bench_row_free(row);
+        const asb_bench_files_t *cand = sub && i < sub->n_tasks ? &sub->per_task[i] : NULL;
+        if (asb_bench_grade_task(&opts->lane, &suite->tasks[i], cand, row) < 0) {
+            free(first);
+            rc = -ENOMEM;
+            break;
+        }
+        row->regraded_alone = true;
+        row->first_reason = first;
+    }
     rep->wall_s = now_s() - t0;
     if (rc < 0) {
         asb_bench_report_free(rep);
@@ -192,11 +213,12 @@ static json_t *row_json(const asb_bench_task_t *t, const asb_bench_row_t *r)
     json_t *tags = json_array();
     for (size_t i = 0; tags && i < t->n_tags; i++)
         json_array_append_new(tags, json_string(t->tags[i]));
-    return json_pack("{s:s, s:s, s:f, s:f, s:s, s:s, s:o, s:o, s:o}", "task_id", t->id, "verdict",
-                     asb_bench_verdict_name(r->verdict), "score", r->score, "duration_s",
+    return json_pack("{s:s, s:s, s:f, s:f, s:s, s:s, s:o, s:o, s:o, s:b, s:s?}", "task_id", t->id,
+                     "verdict", asb_bench_verdict_name(r->verdict), "score", r->score, "duration_s",
                      r->duration_s, "reason", r->reason ? r->reason : "", "difficulty",
                      t->difficulty, "tags", tags, "candidate", phase_json(&r->candidate), "grader",
-                     phase_json(&r->grader));
+                     phase_json(&r->grader), "regraded_alone", r->regraded_alone, "first_reason",
+                     r->first_reason);
 }
 
 int asb_bench_artifact_json(const asb_bench_suite_t *suite, const asb_bench_options_t *opts,

@@ -113,6 +113,7 @@ void asb_bench_phase_free(asb_bench_phase_t *ph)
 void asb_bench_row_free(asb_bench_row_t *row)
 {
     free(row->reason);
+    free(row->first_reason);
     asb_bench_phase_free(&row->candidate);
     asb_bench_phase_free(&row->grader);
     memset(row, 0, sizeof(*row));

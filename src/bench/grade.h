@@ -44,6 +44,10 @@ typedef struct asb_bench_row {
     double duration_s;
     char *reason;
     asb_bench_phase_t candidate, grader;
+    /* Timed out while other tasks ran beside it (--jobs > 1), so graded again with nothing
+     * else running; this row is that second grading. first_reason: the first one's reason. */
+    bool regraded_alone;
+    char *first_reason;
 } asb_bench_row_t;
 
 /* Configure cfg (which the caller zeroed) for the lane. */

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# test_bench_contention.sh - a verdict does not depend on --jobs: candidates that spin on every
+# CPU they can get must not push honest neighbours past their timeout (red-team finding: two
+# honest tasks failed at --jobs 5 and passed at --jobs 1). A row that timed out while others ran
+# is graded again alone; the honest tasks pass either way, the spinners fail either way.
+set -euo pipefail
+CLI=${ASB_CLI:?}
+PY=/usr/bin/python3
+if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root (native sandboxes)"; exit 0; fi
+work=$(mktemp -d /tmp/asb-test-contention-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+$PY - "$work" <<'PY'
+import json, sys
+d = sys.argv[1]
+test = "def check(candidate):\n    assert candidate(6000000) == sum(range(6000000))\n"
+honest = "def f(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n"
+spin = ("import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        break\n"
+        "t = time.time()\nwhile time.time() - t < 6:\n    pass\n")
+tasks, sub = [], {}
+for i in range(6):
+    tasks.append({"id": "spin%d" % i, "prompt": "x", "entry_file": "solution.py",
+                  "entry_point": "f", "reference": {"solution.py": honest},
+                  "oracle": {"kind": "python_check", "test": test}, "limits": {"timeout_s": 10}})
+    sub["spin%d" % i] = spin
+for i in range(2):
+    tasks.append({"id": "honest%d" % i, "prompt": "x", "entry_file": "solution.py",
+                  "entry_point": "f", "reference": {"solution.py": honest},
+                  "oracle": {"kind": "python_check", "test": test}, "limits": {"timeout_s": 1.6}})
+    sub["honest%d" % i] = honest
+json.dump({"format": "agent-sandbox.bench-suite/1", "name": "contention", "tasks": tasks},
+          open(d + "/suite.json", "w"))
+json.dump(sub, open(d + "/sub.json", "w"))
+PY
+"$CLI" bench "$work/suite.json" --submission "$work/sub.json" --sandbox native \
+    --profile hardened --jobs 8 --out "$work/out.json" 2>"$work/err" || {
+    echo "FAIL: bench exited $?: $(cat "$work/err")"
+    exit 1
+}
+$PY - "$work/out.json" <<'PY'
+import json, sys
+rows = {r["task_id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+for t in ("honest0", "honest1"):
+    r = rows[t]
+    assert r["verdict"] == "pass", (t, r["verdict"], r["reason"], r.get("first_reason"))
+    print("ok   %s passes beside six spinners at --jobs 8%s" % (
+        t, " (graded again alone after: %s)" % r["first_reason"] if r.get("regraded_alone") else ""))
+for t in ["spin%d" % i for i in range(6)]:
+    assert rows[t]["verdict"] == "fail", (t, rows[t]["verdict"], rows[t]["reason"])
+    # a row that did not time out beside others is never graded twice
+    if rows[t].get("regraded_alone"):
+        assert "timeout" in rows[t]["first_reason"], rows[t]
+print("ok   the spinners fail")
+PY
+echo PASS
