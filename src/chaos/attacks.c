@@ -56,7 +56,7 @@ static const asb_chaos_attack_t ATTACKS[] = {
      .control_timeout_s = 10.0},
     {.name = "orphan_survivor",
      .what = "double-fork a daemon that touches a marker for 4 s",
-     .flags = ASB_CHAOS_AFTER},
+     .flags = ASB_CHAOS_AFTER | ASB_CHAOS_WATCH},
     {.name = "output_flood", .what = "write 50 MB to stdout", .control_output_bytes = 64 * ASB_MIB},
     /* Extras. */
     {.name = "kill_host_process",

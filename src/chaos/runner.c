@@ -205,20 +205,23 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
         asb_chaos_watch_stop(&wt, &o.watch);
         o.watched = true;
     }
+    /* Processes of the run that no longer carry its nonce are found by what the watcher
+     * learned (its session, the processes it saw). */
+    const asb_chaos_anchors_t *anchors = watching ? &wt.anch : NULL;
     asb_chaos_beacon_stop(&b, &o);
     if (a->flags & ASB_CHAOS_AFTER) {
         usleep(AFTER_WAIT_US);
         long long m1 = asb_chaos_host_marker_mtime(&h);
-        int alive = asb_chaos_survivors(o.nonce, false);
+        int alive = asb_chaos_survivors(o.nonce, anchors, false);
         usleep(AFTER_WAIT_US);
         long long m2 = asb_chaos_host_marker_mtime(&h);
-        int alive2 = asb_chaos_survivors(o.nonce, false);
+        int alive2 = asb_chaos_survivors(o.nonce, anchors, false);
         o.alive_after = alive > alive2 ? alive : alive2;
         o.marker_changed_after = m2 != 0 && m2 != m1;
         o.after_checked = true;
     }
     /* Whatever the attack left running on the host dies now, found by its nonce. */
-    asb_chaos_survivors(o.nonce, true);
+    asb_chaos_survivors(o.nonce, anchors, true);
     asb_chaos_host_observe(&h, &o);
     out->verdict = asb_chaos_judge(a->name, rc, &o, &res, out->evidence, sizeof(out->evidence));
     if (rc < 0 && !res.error)

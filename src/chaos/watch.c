@@ -30,6 +30,7 @@ typedef struct cache_slot {
     unsigned long long start;
     char comm[20];
     bool match;
+    unsigned gen; /* a "no" holds only while no anchor was added since */
 } cache_slot_t;
 
 static ssize_t read_small(const char *path, char *buf, size_t size)
@@ -166,7 +167,9 @@ static unsigned kernel_fds(int pid)
     return found;
 }
 
-static unsigned long long start_time(int pid, char *comm, size_t comm_len)
+/* Start time (clock ticks since boot), comm, parent and session from /proc/PID/stat; 0 when the
+ * process is gone. */
+static unsigned long long proc_stat(int pid, char *comm, size_t comm_len, int *ppid, int *sid)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
@@ -178,31 +181,135 @@ static unsigned long long start_time(int pid, char *comm, size_t comm_len)
     snprintf(comm, comm_len, "%.*s", (int)(p - open_paren - 1), open_paren + 1);
     int field = 2;
     char *save = NULL;
-    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-        if (++field == 22)
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        ++field;
+        if (field == 4)
+            *ppid = atoi(tok);
+        else if (field == 6)
+            *sid = atoi(tok);
+        else if (field == 22)
             return strtoull(tok, NULL, 10);
+    }
     return 0;
 }
 
-static bool is_run_process(cache_slot_t *cache, int pid, const char *nonce)
+static unsigned long pidns_of(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+    return ns_inode(path);
+}
+
+/* PID 1 of its own pid namespace (the last NSpid field): our supervisor, not the workload. */
+static bool is_ns_init(int pid)
+{
+    char path[64], status[4096];
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (read_small(path, status, sizeof(status)) <= 0)
+        return false;
+    const char *p = strstr(status, "\nNSpid:");
+    if (!p)
+        return false;
+    p += 7;
+    const char *end = strchr(p, '\n');
+    const char *last = p;
+    for (const char *q = p; *q && q != end; q++)
+        if (*q == '\t' || *q == ' ')
+            last = q + 1;
+    return atoi(last) == 1;
+}
+
+static bool has_seen(const asb_chaos_anchors_t *a, int pid, unsigned long long start)
+{
+    for (int i = 0; i < a->n_seen; i++)
+        if (a->seen[i].pid == pid && (start == 0 || a->seen[i].start == start))
+            return true;
+    return false;
+}
+
+/* 1: pid is the process with this start time; 0: gone; -1: the pid is another process now. */
+static int same_process(int pid, unsigned long long start)
 {
     char comm[20];
-    unsigned long long st = start_time(pid, comm, sizeof(comm));
+    int ppid, sid;
+    unsigned long long st = proc_stat(pid, comm, sizeof(comm), &ppid, &sid);
+    return st == 0 ? 0 : st == start ? 1 : -1;
+}
+
+/* use_pidns: only while the run is live (its namespaces cannot have been freed and reused). */
+static bool anchored(const asb_chaos_anchors_t *a, int pid, int ppid, int sid, bool use_pidns)
+{
+    for (int i = 0; i < a->n_sids; i++)
+        if ((int)a->sids[i].id == sid && same_process(a->sids[i].pid, a->sids[i].start) >= 0)
+            return true;
+    if (ppid > 1 && has_seen(a, ppid, 0))
+        return true;
+    if (use_pidns && a->n_pidns > 0) {
+        unsigned long ns = pidns_of(pid);
+        for (int i = 0; ns && i < a->n_pidns; i++)
+            if (a->pidns[i].id == ns && same_process(a->pidns[i].pid, a->pidns[i].start) == 1)
+                return !is_ns_init(pid);
+    }
+    return false;
+}
+
+/* A process that carried the nonce: remember what ties others to it. */
+static void add_anchors(asb_chaos_watcher_t *wt, int pid, unsigned long long start, int sid)
+{
+    asb_chaos_anchors_t *a = &wt->anch;
+    unsigned long ns = pidns_of(pid);
+    bool known = false;
+    for (int i = 0; i < a->n_pidns; i++)
+        known |= a->pidns[i].id == ns && a->pidns[i].pid == pid;
+    if (ns && ns != wt->host_pidns && !known && a->n_pidns < ASB_CHAOS_MAX_ANCHORS) {
+        a->pidns[a->n_pidns++] = (asb_chaos_anchor_t){.id = ns, .pid = pid, .start = start};
+        wt->gen++;
+    }
+    known = false;
+    for (int i = 0; i < a->n_sids; i++)
+        known |= (int)a->sids[i].id == sid;
+    char comm[20];
+    int lppid, lsid;
+    unsigned long long lstart = sid > 0 ? proc_stat(sid, comm, sizeof(comm), &lppid, &lsid) : 0;
+    if (sid > 0 && sid != wt->own_sid && lstart && !known && a->n_sids < ASB_CHAOS_MAX_ANCHORS) {
+        a->sids[a->n_sids++] =
+            (asb_chaos_anchor_t){.id = (unsigned long)sid, .pid = sid, .start = lstart};
+        wt->gen++;
+    }
+}
+
+static bool is_run_process(asb_chaos_watcher_t *wt, cache_slot_t *cache, int pid)
+{
+    char comm[20];
+    int ppid = 0, sid = 0;
+    unsigned long long st = proc_stat(pid, comm, sizeof(comm), &ppid, &sid);
     if (!st)
         return false;
     cache_slot_t *s = &cache[(unsigned)pid % CACHE_SLOTS];
-    if (s->pid == pid && s->start == st && strcmp(s->comm, comm) == 0)
+    if (s->pid == pid && s->start == st && strcmp(s->comm, comm) == 0 &&
+        (s->match || s->gen == wt->gen))
         return s->match;
-    int m = cmdline_match(pid, nonce);
+    int m = cmdline_match(pid, wt->nonce);
     if (m < 0) {
         s->pid = 0; /* an empty read is never cached: ask again on the next scan */
         return false;
     }
+    bool match = m == 1;
+    if (match)
+        add_anchors(wt, pid, st, sid);
+    else
+        match = has_seen(&wt->anch, pid, st) || anchored(&wt->anch, pid, ppid, sid, true);
+    if (match && !has_seen(&wt->anch, pid, st) && wt->anch.n_seen < ASB_CHAOS_MAX_SEEN) {
+        wt->anch.seen[wt->anch.n_seen].pid = pid;
+        wt->anch.seen[wt->anch.n_seen].start = st;
+        wt->anch.n_seen++;
+    }
     s->pid = pid;
     s->start = st;
     snprintf(s->comm, sizeof(s->comm), "%s", comm);
-    s->match = m == 1;
-    return s->match;
+    s->match = match;
+    s->gen = wt->gen;
+    return match;
 }
 
 static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns, int *n_ns)
@@ -216,7 +323,7 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
         if (de->d_name[0] < '1' || de->d_name[0] > '9')
             continue;
         int pid = atoi(de->d_name);
-        if (!is_run_process(cache, pid, wt->nonce))
+        if (!is_run_process(wt, cache, pid))
             continue;
         procs++;
         char path[64], status[4096];
@@ -273,6 +380,8 @@ int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, 
     wt->fds = fds;
     wt->w.euid_seen = -1;
     wt->host_userns = ns_inode("/proc/self/ns/user");
+    wt->host_pidns = ns_inode("/proc/self/ns/pid");
+    wt->own_sid = (int)getsid(0);
     if ((wt->stop_efd = eventfd(0, EFD_CLOEXEC)) < 0)
         return asb_err_sys(err, errno, "watcher eventfd");
     int rc = pthread_create(&wt->thread, NULL, watch_main, wt);
@@ -301,7 +410,7 @@ void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out)
         *out = wt->w;
 }
 
-int asb_chaos_survivors(const char *nonce, bool kill_them)
+int asb_chaos_survivors(const char *nonce, const asb_chaos_anchors_t *anchors, bool kill_them)
 {
     DIR *d = opendir("/proc");
     if (!d)
@@ -316,8 +425,16 @@ int asb_chaos_survivors(const char *nonce, bool kill_them)
             continue;
         int pidfd = kill_them ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
         /* Match after opening the pidfd: if the pid was recycled in between, the new process
-         * does not carry the nonce and is left alone. */
-        if (!cmdline_has(pid, nonce)) {
+         * is not the run's (no nonce, a start time never seen, another session and pid
+         * namespace) and is left alone. */
+        bool ours = cmdline_has(pid, nonce);
+        if (!ours && anchors) {
+            char comm[20];
+            int ppid = 0, sid = 0;
+            unsigned long long st = proc_stat(pid, comm, sizeof(comm), &ppid, &sid);
+            ours = st && (has_seen(anchors, pid, st) || anchored(anchors, pid, 0, sid, false));
+        }
+        if (!ours) {
             if (pidfd >= 0)
                 close(pidfd);
             continue;

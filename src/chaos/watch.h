@@ -1,6 +1,13 @@
 /* watch.h - a thread that scans the host's /proc while a run is live and records what the
- * kernel says about every process whose command line carries the run's nonce (uids, caps,
- * threads, nice, namespaces, kernel-object fds). Also finds and kills survivors after a run. */
+ * kernel says about every process of the run (uids, caps, threads, nice, namespaces,
+ * kernel-object fds). Also finds and kills survivors after a run.
+ *
+ * A process of the run: its command line carries the run's nonce (the attack program does), or
+ * it is tied to one that did by what the program cannot shed: the same pid namespace when that
+ * is not the host's (native and docker runs; the sandbox's PID 1, our supervisor, excepted), the
+ * same session (the subprocess profile's own session), a parent already known to be the run's,
+ * or it was seen as the run's before. Matching the nonce alone missed anything the attack exec'd
+ * without it (red-team finding: 251 threads and a surviving daemon judged "blocked"). */
 #ifndef ASB_CHAOS_WATCH_H
 #define ASB_CHAOS_WATCH_H
 
@@ -11,6 +18,31 @@
 
 #define ASB_CHAOS_WATCH_INTERVAL_MS 10
 
+#define ASB_CHAOS_MAX_ANCHORS 8
+#define ASB_CHAOS_MAX_SEEN 4096
+
+/* What ties processes to the run, learned from those that carried its nonce. */
+typedef struct asb_chaos_anchor {
+    unsigned long id; /* a pid namespace's inode, or a session id */
+    int pid;          /* the process that carried the nonce (pid ns), or the session's leader */
+    unsigned long long start;
+} asb_chaos_anchor_t;
+
+/* Namespace inodes and session ids are reused once freed, so each holds only while the process
+ * it was learned from is that same process (pid namespace: alive; session: its leader alive,
+ * or gone, as a session id is never handed out again while a member still uses it). */
+typedef struct asb_chaos_anchors {
+    asb_chaos_anchor_t pidns[ASB_CHAOS_MAX_ANCHORS]; /* pid namespaces other than the host's */
+    int n_pidns;
+    asb_chaos_anchor_t sids[ASB_CHAOS_MAX_ANCHORS]; /* sessions other than the harness's own */
+    int n_sids;
+    struct {
+        int pid;
+        unsigned long long start;
+    } seen[ASB_CHAOS_MAX_SEEN]; /* every process of the run seen (pid, start time) */
+    int n_seen;
+} asb_chaos_anchors_t;
+
 typedef struct asb_chaos_watcher {
     char nonce[ASB_CHAOS_NONCE_LEN + 1];
     bool fds; /* also look at fd tables (io_uring, bpf, perf_event, userfaultfd) */
@@ -18,15 +50,19 @@ typedef struct asb_chaos_watcher {
     int stop_efd;
     bool running;
     asb_chaos_watch_t w;
-    unsigned long host_userns;
+    unsigned long host_userns, host_pidns;
+    int own_sid;
+    unsigned gen; /* bumped when an anchor is added: cached "not the run's" answers expire */
+    asb_chaos_anchors_t anch;
 } asb_chaos_watcher_t;
 
 int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, asb_error_t *err);
 void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out);
 
-/* Count host processes whose command line carries nonce; with kill_them, SIGKILL each through a
- * pidfd opened after the match (so a recycled pid is never hit). Returns the count found. */
-int asb_chaos_survivors(const char *nonce, bool kill_them);
+/* Count host processes of the run: its nonce in their command line, or (anchors from a watcher
+ * of the run, may be NULL) tied to it as above; with kill_them, SIGKILL each through a pidfd
+ * opened before the match (so a recycled pid is never hit). Returns the count found. */
+int asb_chaos_survivors(const char *nonce, const asb_chaos_anchors_t *anchors, bool kill_them);
 
 /* Kernel objects whose presence in a process's fd table is the evidence of an attack on the
  * kernel's programmable interfaces. */

@@ -103,6 +103,52 @@ for f in fail:
     print("FAIL:", f)
 sys.exit(1 if fail else 0)
 PY
+# Evasions of the watcher (red-team finding): attack programs that exec what they do without
+# the run's nonce in their command line. The harness must still see them: 250 threads in an
+# exec'd child succeed in baseline and subprocess, a double-forked daemon that execs sleep
+# survives subprocess, and nothing of it stays on the host.
+ev=$out/evasions
+mkdir -p "$ev"
+cp "$(dirname "$0")/../../attacks/"*.py "$ev/"
+cat >"$ev/thread_bomb.py" <<'PY'
+"""Variant: 250 threads in a child whose command line carries no nonce."""
+import os
+from chaoslib import start
+start()
+code = ("import threading, time\nts = [threading.Thread(target=time.sleep, args=(1.5,)) "
+        "for _ in range(250)]\n[t.start() for t in ts]\n[t.join() for t in ts]\n")
+pid = os.fork()
+if pid == 0:
+    os.execv("/usr/bin/python3", ["python3", "-c", code])
+os.waitpid(pid, 0)
+PY
+cat >"$ev/orphan_survivor.py" <<'PY'
+"""Variant: a double-forked daemon execs sleep, without the nonce or the marker. (One that also
+leaves the session before a scan sees it escapes the subprocess column: docs/CHAOS.md.)"""
+import os
+from chaoslib import start
+start()
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.execv("/bin/sleep", ["sleep", "37.25"])
+    os._exit(0)
+PY
+ASB_ATTACKS_DIR=$ev "$CLI" chaos --attacks thread_bomb,orphan_survivor --profiles subprocess,baseline,hardened \
+    --out "$out/evasions.json" >/dev/null || true
+$PY - "$out/evasions.json" <<'PY'
+import json, sys
+runs = {(r["attack"], r["run_profile"]): r for r in json.load(open(sys.argv[1]))["runs"]}
+want = {("thread_bomb", "subprocess"): "succeeded", ("thread_bomb", "baseline"): "succeeded",
+        ("thread_bomb", "hardened"): "blocked", ("orphan_survivor", "subprocess"): "succeeded",
+        ("orphan_survivor", "baseline"): "blocked", ("orphan_survivor", "hardened"): "blocked"}
+bad = [f"{k}: {runs[k]['verdict']} ({runs[k]['evidence']}), want {v}" for k, v in want.items()
+       if runs[k]["verdict"] != v]
+for b in bad:
+    print("FAIL: watcher evasion:", b)
+print("watcher evasions: %d/%d verdicts as expected" % (len(want) - len(bad), len(want)))
+sys.exit(1 if bad else 0)
+PY
+if pgrep -f 'sleep 37.25' >/dev/null; then echo "FAIL: the evading daemon survived the harness"; exit 1; fi
 # Nothing planted may be left behind on the host.
 left=$(ls -d /tmp/asb-chaos-[0-9a-f]* /root/.asb-chaos-* /asb-chaos-* /etc/asb-chaos-* 2>/dev/null | grep -v "$out" || true)
 if [ -n "$left" ]; then echo "FAIL: leftovers: $left"; exit 1; fi
