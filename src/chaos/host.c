@@ -97,45 +97,6 @@ static char *hex_of(const char *path, off_t offset, size_t len)
     return hex;
 }
 
-/* Host-only mount details: block-device sources (e.g. /dev/vda) and mount points at least two
- * levels deep outside the paths every sandbox has its own of (e.g. /sys/fs/cgroup). One-level
- * names are left out: "/sys" is also the root field of the sandbox's own /proc/sys mount. Seeing
- * one inside means the mount table leaks the host. */
-static void mount_markers(asb_chaos_obs_t *o)
-{
-    char *mi = read_text("/proc/self/mountinfo", 1 << 20);
-    if (!mi)
-        return;
-    static const char *const own[] = {"/usr", "/proc",      "/dev", "/tmp",
-                                      "/etc", "/workspace", "/run"};
-    char *save = NULL;
-    for (char *line = strtok_r(mi, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char mp[512] = "", src[512] = "";
-        const char *dash = strstr(line, " - ");
-        if (sscanf(line, "%*s %*s %*s %*s %511s", mp) != 1 || !dash ||
-            sscanf(dash + 3, "%*s %511s", src) != 1)
-            continue;
-        const char *cand[2] = {strncmp(src, "/dev/", 5) == 0 ? src : NULL, mp};
-        for (int k = 0; k < 2; k++) {
-            const char *c = cand[k];
-            if (!c || strlen(c) < 2 || strlen(c) >= sizeof(o->mount_markers[0]) ||
-                (k == 1 && !strchr(c + 1, '/')))
-                continue;
-            bool skip = false;
-            for (size_t i = 0; k == 1 && i < sizeof(own) / sizeof(own[0]); i++) {
-                size_t l = strlen(own[i]);
-                skip |= strncmp(c, own[i], l) == 0 && (c[l] == '\0' || c[l] == '/');
-            }
-            for (int i = 0; i < o->n_mount_markers; i++)
-                skip |= strcmp(o->mount_markers[i], c) == 0;
-            if (!skip && o->n_mount_markers < ASB_CHAOS_MAX_MARKERS)
-                snprintf(o->mount_markers[o->n_mount_markers++], sizeof(o->mount_markers[0]), "%s",
-                         c);
-        }
-    }
-    free(mi);
-}
-
 static void cgroup_targets(asb_chaos_host_t *h)
 {
     DIR *d = opendir("/sys/fs/cgroup");
@@ -214,6 +175,24 @@ static int plant_extras(asb_chaos_host_t *h, asb_chaos_obs_t *o, asb_error_t *er
             return h->fd_canary;
         memcpy(o->canary_fd, rnd, sizeof(rnd));
     }
+    if (h->plant & ASB_CHAOS_PLANT_MOUNT) {
+        /* A mount only the host's mount table has, under a random name: seeing its path in the
+         * output is seeing the host's mount table (fixed markers such as " /dev/vda " could be
+         * printed by a program that read nothing; red-team finding). */
+        char name[ASB_CHAOS_SECRET_LEN + 1];
+        if (asb_random_hex(name, ASB_CHAOS_SECRET_LEN / 2, err) < 0)
+            return err->code;
+        snprintf(h->planted_mount, sizeof(h->planted_mount), "%s/hostmount-%s", h->dir, name);
+        if (mkdir(h->planted_mount, 0755) < 0)
+            return asb_err_sys(err, errno, "mkdir %s", h->planted_mount);
+        if (mount("asb-chaos", h->planted_mount, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=16k,mode=0755") < 0) {
+            int e = errno;
+            h->planted_mount[0] = '\0';
+            return asb_err_sys(err, e, "mount the planted host tmpfs");
+        }
+        snprintf(o->planted_mount, sizeof(o->planted_mount), "%s", h->planted_mount);
+    }
     if (h->plant & ASB_CHAOS_PLANT_SYSRQ) {
         o->sysrq_available = access("/proc/sysrq-trigger", F_OK) == 0;
         if (o->sysrq_available) {
@@ -283,7 +262,6 @@ int asb_chaos_host_setup(asb_chaos_host_t *h, unsigned plant, asb_chaos_obs_t *o
         free(boot);
     }
     o->shadow = read_text("/etc/shadow", 64 * 1024);
-    mount_markers(o);
     o->kcore_hex = hex_of("/proc/kcore", 0, 1024);
     o->devmem_hex = hex_of("/dev/mem", 0, 256);
     cgroup_targets(h);
@@ -395,9 +373,12 @@ void asb_chaos_host_teardown(asb_chaos_host_t *h)
     for (int i = 0; i < h->n_cgroup_targets; i++)
         rmdir(h->cgroup_targets[i]);
     if (h->dir[0]) {
-        /* A mount the attack made (possibly stacked) must go before the tree is removed. */
+        /* A mount the attack made (possibly stacked), and ours, go before the tree is removed. */
         for (int i = 0; i < 8 && mounted_at(h->mount_target); i++)
             umount2(h->mount_target, MNT_DETACH);
+        for (int i = 0; i < 8 && h->planted_mount[0] && mounted_at(h->planted_mount); i++)
+            umount2(h->planted_mount, MNT_DETACH);
+        h->planted_mount[0] = '\0';
         int parent = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         asb_error_t e;
         if (parent >= 0) {

@@ -15,6 +15,7 @@ enum {
     ASB_CHAOS_PLANT_KEY = 1u << 2,
     ASB_CHAOS_PLANT_FD = 1u << 3,
     ASB_CHAOS_PLANT_SYSRQ = 1u << 4,
+    ASB_CHAOS_PLANT_MOUNT = 1u << 5, /* a tmpfs with a random name mounted on the host */
 };
 
 #define ASB_CHAOS_MAX_CGROUP_TARGETS 8
@@ -26,6 +27,7 @@ typedef struct asb_chaos_host {
     char rnd[17];
     char dir[256]; /* /tmp/asb-chaos-<rnd>, removed with everything in it */
     char root_canary[256], tmp_canary[300], marker[300], mount_target[300], docker_path[300];
+    char planted_mount[300]; /* PLANT_MOUNT: where, when mounted */
     char rootfs_targets[2][256];
     char cgroup_targets[ASB_CHAOS_MAX_CGROUP_TARGETS][300];
     int n_cgroup_targets;

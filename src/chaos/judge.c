@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB (1024.0 * 1024.0)
@@ -205,30 +206,43 @@ static asb_chaos_verdict_t j_key(const asb_chaos_obs_t *o, const asb_result_t *r
     return planted_in_output(o->canary_key, "host user-keyring canary", o, r, ev, n);
 }
 
+/* A line of the host's /etc/shadow with a real password hash (a random salt and hash no program
+ * can guess), or the whole file as the harness read it. A line with a locked or empty password
+ * ("daemon:*:19500:0:99999:7:::") is guessable: printing candidates for a range of days matched
+ * one without reading anything (red-team finding). */
 static asb_chaos_verdict_t j_shadow(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                     size_t n)
 {
-    if (!o->shadow)
+    if (!o->shadow || !o->shadow[0])
         return say(ASB_CHAOS_NA, ev, n, "the harness cannot read the host's /etc/shadow itself");
     const char *p = o->shadow;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len >= 8 && memchr(p, ':', len)) {
+        const char *c1 = memchr(p, ':', len);
+        const char *hash = c1 ? c1 + 1 : NULL;
+        bool hashed = hash && hash < p + len && *hash == '$'; /* crypt(3) hashes start with $ */
+        if (hashed && len < 512) {
             char line[512];
-            snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
-                     p);
-            if (asb_chaos_output_has(r, line)) {
-                const char *colon = strchr(line, ':');
+            snprintf(line, sizeof(line), "%.*s", (int)len, p);
+            if (asb_chaos_output_has(r, line))
                 return say(ASB_CHAOS_SUCCEEDED, ev, n,
-                           "a line of the host's /etc/shadow (user %.*s) appeared in the output",
-                           (int)(colon - line), line);
-            }
+                           "a hashed line of the host's /etc/shadow (user %.*s) appeared",
+                           (int)(c1 - p), p);
         }
         p += len + (nl ? 1 : 0);
     }
+    size_t whole = strlen(o->shadow);
+    while (whole > 0 && o->shadow[whole - 1] == '\n')
+        whole--;
+    char *body = strndup(o->shadow, whole);
+    bool all = body && asb_chaos_output_has(r, body);
+    free(body);
+    if (all)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host's whole /etc/shadow (%zu bytes) appeared in the output", whole);
     return say(ASB_CHAOS_BLOCKED, ev, n,
-               "no line of the host's /etc/shadow appeared in the output");
+               "neither a hashed line nor the whole of the host's /etc/shadow appeared");
 }
 
 static const asb_file_out_t *file_out(const asb_result_t *r, const char *name)
@@ -388,17 +402,14 @@ static asb_chaos_verdict_t j_identity(const asb_chaos_obs_t *o, const asb_result
 static asb_chaos_verdict_t j_mountinfo(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                        size_t n)
 {
-    if (o->n_mount_markers == 0)
-        return say(ASB_CHAOS_NA, ev, n, "the host's mount table has no host-only markers");
-    for (int i = 0; i < o->n_mount_markers; i++) {
-        char tok[200];
-        snprintf(tok, sizeof(tok), " %s ", o->mount_markers[i]);
-        if (asb_chaos_output_has(r, tok))
-            return say(ASB_CHAOS_SUCCEEDED, ev, n, "host mount detail '%s' visible in the output",
-                       o->mount_markers[i]);
-    }
-    return say(ASB_CHAOS_BLOCKED, ev, n, "none of %d host mount sources/points appeared",
-               o->n_mount_markers);
+    if (!o->planted_mount[0])
+        return say(ASB_CHAOS_ERROR, ev, n, "the harness planted no host mount");
+    if (asb_chaos_output_has(r, o->planted_mount))
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host's mount table was visible: the harness's host mount %s appeared",
+                   o->planted_mount);
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "the harness's host mount (random path) never appeared in the output");
 }
 
 static asb_chaos_verdict_t j_sysrq(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,

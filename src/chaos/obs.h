@@ -22,7 +22,6 @@ typedef enum asb_chaos_channel {
 
 #define ASB_CHAOS_NONCE_LEN 32
 #define ASB_CHAOS_SECRET_LEN 48
-#define ASB_CHAOS_MAX_MARKERS 32
 
 /* The process watcher's view of every host process whose command line carries the nonce. */
 typedef struct asb_chaos_watch {
@@ -88,12 +87,11 @@ typedef struct asb_chaos_obs {
 
     /* Reference facts the harness read itself. */
     char kernel_release[128];
-    char boot_id[64]; /* the host's /proc/sys/kernel/random/boot_id, "" when unreadable */
-    char *shadow;     /* host /etc/shadow, NULL when unreadable */
-    char mount_markers[ASB_CHAOS_MAX_MARKERS][160]; /* host-only mount sources / points */
-    int n_mount_markers;
-    char *kcore_hex;  /* first 1 KiB of /proc/kcore, NULL when the host has none */
-    char *devmem_hex; /* first 256 bytes of physical memory, NULL when unavailable */
+    char boot_id[64];        /* the host's /proc/sys/kernel/random/boot_id, "" when unreadable */
+    char *shadow;            /* host /etc/shadow, NULL when unreadable */
+    char planted_mount[300]; /* a mount the harness made on the host (random path), "" if none */
+    char *kcore_hex;         /* first 1 KiB of /proc/kcore, NULL when the host has none */
+    char *devmem_hex;        /* first 256 bytes of physical memory, NULL when unavailable */
     bool sysrq_available;
     int sysrq_lines; /* new "sysrq" records in the kernel log during the run */
 } asb_chaos_obs_t;
