@@ -46,7 +46,7 @@ static const asb_chaos_attack_t ATTACKS[] = {
     {.name = "dev_mem", .what = "read physical memory via /dev/mem or a mknod'ed node"},
     {.name = "docker_socket", .what = "talk to a Docker API socket (harness decoy on the host)"},
     {.name = "cgroupfs_write", .what = "create cgroups in the host's hierarchies"},
-    {.name = "memory_bomb", .what = "allocate and touch 300 MB"},
+    {.name = "memory_bomb", .what = "allocate and touch 300 MB", .flags = ASB_CHAOS_WATCH},
     {.name = "thread_bomb", .what = "start 200 threads", .flags = ASB_CHAOS_WATCH},
     {.name = "fork_bomb", .what = "fork 300 processes", .flags = ASB_CHAOS_WATCH},
     {.name = "cpu_spin",

@@ -25,12 +25,13 @@ typedef enum asb_chaos_channel {
 
 /* The process watcher's view of every host process whose command line carries the nonce. */
 typedef struct asb_chaos_watch {
-    int scans;       /* /proc scans done while the run was live */
-    int max_procs;   /* most processes of the run seen at once */
-    int max_threads; /* most threads in one process of the run */
-    bool host_root;  /* euid 0 in the host's user namespace */
-    long euid_seen;  /* an effective uid seen (host view), -1 when none */
-    bool escalated;  /* euid != ruid (a setuid exec took effect) */
+    int scans;               /* /proc scans done while the run was live */
+    int max_procs;           /* most processes of the run seen at once */
+    uint64_t max_rss_sum_kb; /* most resident memory of all the run's processes at once */
+    int max_threads;         /* most threads in one process of the run */
+    bool host_root;          /* euid 0 in the host's user namespace */
+    long euid_seen;          /* an effective uid seen (host view), -1 when none */
+    bool escalated;          /* euid != ruid (a setuid exec took effect) */
     long esc_ruid, esc_euid;
     uint64_t cap_eff;        /* union of CapEff over the run's processes */
     bool cap_in_host_userns; /* ... held by a process in the host's user namespace */

@@ -318,6 +318,7 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
     if (!d)
         return;
     int procs = 0;
+    uint64_t rss_kb = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_name[0] < '1' || de->d_name[0] > '9')
@@ -335,8 +336,13 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
         if (uns && !known && *n_ns < MAX_NS)
             ns[(*n_ns)++] = uns;
         snprintf(path, sizeof(path), "/proc/%d/status", pid);
-        if (read_small(path, status, sizeof(status)) > 0)
+        if (read_small(path, status, sizeof(status)) > 0) {
             asb_chaos_watch_status(&wt->w, status, uns && uns == wt->host_userns);
+            const char *rss = strstr(status, "\nVmRSS:");
+            unsigned long long kb;
+            if (rss && sscanf(rss + 7, "%llu", &kb) == 1)
+                rss_kb += kb;
+        }
         read_sched(&wt->w, pid);
         if (wt->fds)
             wt->w.kernel_fds |= kernel_fds(pid);
@@ -351,6 +357,8 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
     }
     if (procs > wt->w.max_procs)
         wt->w.max_procs = procs;
+    if (rss_kb > wt->w.max_rss_sum_kb)
+        wt->w.max_rss_sum_kb = rss_kb;
     wt->w.userns_count = *n_ns;
     wt->w.scans++;
 }

@@ -395,6 +395,24 @@ static void test_resource_judges(void **state)
     f.r.status = ASB_STATUS_OOM_KILLED;
     assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_BLOCKED);
     assert_non_null(strstr(f.ev, "OOM"));
+    /* Without a cgroup, the memory of all the run's processes at once counts (three of
+     * 100 MB: red-team finding); with one, the cgroup's peak is the truth, and a sum of RSS
+     * (pages shared after fork counted per process) is not used. */
+    f.r.out_of_memory = false;
+    f.r.status = ASB_STATUS_COMPLETED;
+    f.r.memory_peak_bytes = 0;
+    f.o.watched = true;
+    f.o.watch.max_rss_sum_kb = 320 * 1024;
+    snprintf(f.r.backend, sizeof(f.r.backend), "subprocess");
+    assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_SUCCEEDED);
+    snprintf(f.r.backend, sizeof(f.r.backend), "native");
+    f.r.memory_peak_bytes = 120 * ASB_MIB;
+    assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_BLOCKED);
+    f.o.watched = false;
+    f.o.watch.max_rss_sum_kb = 0;
+    f.r.memory_peak_bytes = 133 * ASB_MIB;
+    f.r.out_of_memory = true;
+    f.r.status = ASB_STATUS_OOM_KILLED;
 
     f.r.status = ASB_STATUS_COMPLETED;
     f.r.duration_s = 0.85;
