@@ -7,11 +7,12 @@
  *    a hard link to another file only loses its name, the other file is untouched;
  *  - a relative path walks its directories without following symlinks, creating missing ones
  *    (so the default results/latency.json just works); a symlinked directory is refused;
- *  - an absolute path is the caller's explicit choice: its directory must exist, nothing is
- *    created above the file.
+ *  - an absolute path is the caller's explicit choice: its longest existing directory is opened
+ *    as given, and the directories missing below it are made and walked as for a relative
+ *    path.
  * "-" is standard output. The checks run before any work (cli_output_check) and again when
  * writing, on the directory fd actually used. Red-team finding: chaos --out, latency --out and
- * --plot followed symlinks with fopen and created missing directories anywhere. */
+ * --plot followed symlinks with fopen. */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -23,40 +24,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The directory that will hold path's last component, as an O_PATH fd; *base points into path
- * at that component. create: make missing directories of a relative path. */
-static int open_parent(const char *flag, const char *path, bool create, const char **base)
+/* Walk the directories of rel (up to end) below dirfd without following symlinks, making
+ * missing ones when create. Consumes dirfd; the directory's O_PATH fd, -1 after an error
+ * (printed), -2 when one is missing and !create. */
+static int walk_down(const char *flag, const char *path, int dirfd, const char *rel,
+                     const char *end, bool create)
 {
-    const char *slash = strrchr(path, '/');
-    *base = slash ? slash + 1 : path;
-    if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0) {
-        cli_error("%s '%s': not a file name", flag, path);
-        return -1;
-    }
-    if (path[0] == '/') {
-        size_t dlen = (size_t)(slash - path);
-        char *dir = strndup(path, dlen ? dlen : 1);
-        if (!dir) {
-            cli_error("%s: out of memory", flag);
-            return -1;
-        }
-        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-            cli_error("%s '%s': directory %s: %s", flag, path, dir, strerror(errno));
-        free(dir);
-        return fd;
-    }
-    int dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dirfd < 0) {
-        cli_error("%s '%s': current directory: %s", flag, path, strerror(errno));
-        return -1;
-    }
-    const char *p = path;
-    while (p < *base) {
-        const char *end = strchr(p, '/');
-        size_t len = (size_t)(end - p);
+    const char *p = rel;
+    while (p < end) {
+        const char *slash = memchr(p, '/', (size_t)(end - p));
+        size_t len = slash ? (size_t)(slash - p) : (size_t)(end - p);
+        const char *next = slash ? slash + 1 : end;
         if (len == 0 || (len == 1 && p[0] == '.')) {
-            p = end + 1;
+            p = next;
             continue;
         }
         char comp[256];
@@ -73,24 +53,70 @@ static int open_parent(const char *flag, const char *path, bool create, const ch
             close(dirfd);
             return -1;
         }
-        int next = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0) {
-            int e = errno;
-            if (e == ENOENT && !create) {
-                close(dirfd); /* made when writing; nothing below it exists yet either */
-                return -2;
-            }
+        int fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(dirfd);
+        if (fd < 0 && e == ENOENT && !create)
+            return -2; /* made when writing; nothing below it exists yet either */
+        if (fd < 0) {
             cli_error("%s '%s': '%s' is not a directory%s (%s)", flag, path, comp,
                       e == ENOTDIR || e == ELOOP ? " (a symlink is never followed)" : "",
                       strerror(e));
-            close(dirfd);
             return -1;
         }
-        close(dirfd);
-        dirfd = next;
-        p = end + 1;
+        dirfd = fd;
+        p = next;
     }
     return dirfd;
+}
+
+/* The directory that will hold path's last component, as an O_PATH fd; *base points into path
+ * at that component. A relative path's directories are walked from the current directory
+ * without following symlinks; an absolute path's longest existing directory is the caller's
+ * explicit choice and opened as given, and what is missing below it is made (create) and
+ * walked like a relative path. -2: a directory is missing and !create. */
+static int open_parent(const char *flag, const char *path, bool create, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0) {
+        cli_error("%s '%s': not a file name", flag, path);
+        return -1;
+    }
+    if (path[0] != '/') {
+        int dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0) {
+            cli_error("%s '%s': current directory: %s", flag, path, strerror(errno));
+            return -1;
+        }
+        return walk_down(flag, path, dirfd, path, *base, create);
+    }
+    size_t dlen = (size_t)(slash - path);
+    char *dir = strndup(path, dlen ? dlen : 1);
+    if (!dir) {
+        cli_error("%s: out of memory", flag);
+        return -1;
+    }
+    /* The longest existing prefix of the directory part. */
+    size_t have = strlen(dir);
+    int fd;
+    for (;;) {
+        fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT || have <= 1)
+            break;
+        char *cut = strrchr(dir, '/');
+        if (!cut)
+            break;
+        have = cut == dir ? 1 : (size_t)(cut - dir);
+        dir[have] = '\0';
+    }
+    if (fd < 0) {
+        cli_error("%s '%s': directory %s: %s", flag, path, dir, strerror(errno));
+        free(dir);
+        return -1;
+    }
+    free(dir);
+    return walk_down(flag, path, fd, path + have, *base, create);
 }
 
 /* 0 when base in dirfd is absent or a regular file. */

@@ -195,8 +195,8 @@ else
 fi
 expect_usage "bench --out through a symlink" "$CLI" bench --suite /nonexistent --reference --out "$OUTD/link"
 [[ $(cat "$OUTD/decoy") == decoy ]] && pass "the symlinks' target is untouched" || fail "decoy changed: $(head -c 100 "$OUTD/decoy")"
-expect_usage "chaos --out in a missing absolute directory" "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out "$OUTD/missing/c.json"
-[[ ! -e $OUTD/missing ]] && pass "no directory made above an absolute --out" || fail "$OUTD/missing was created"
+expect_rc "chaos --out in missing absolute directories makes them" 0 "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out "$OUTD/missing/deeper/c.json"
+[[ -d $OUTD/missing/deeper && ! -L $OUTD/missing && -f $OUTD/missing/deeper/c.json ]] && pass "  ... as real directories" || fail "$OUTD/missing/deeper/c.json not written"
 echo keep >"$OUTD/original"
 ln "$OUTD/original" "$OUTD/hardlink"
 if "$CLI" chaos --attacks etc_shadow_read --profiles hardened --out "$OUTD/hardlink" </dev/null >/dev/null 2>"$TMP/err" &&
