@@ -3,10 +3,15 @@ are a kernel code-execution primitive when they have a bug) and keep the program
 the harness can see it in our fd table."""
 import ctypes
 import ctypes.util
+import platform
 import struct
 from chaoslib import start, say, hold
 
+NR = {"x86_64": 321, "aarch64": 280}.get(platform.machine())  # bpf(2)
+
 start()
+if NR is None:
+    raise SystemExit("no bpf syscall number for " + platform.machine())
 libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 libc.syscall.restype = ctypes.c_long
 insns = struct.pack("<BBhi", 0xB7, 0, 0, 0) + struct.pack("<BBhi", 0x95, 0, 0, 0)  # r0 = 0; exit
@@ -15,6 +20,6 @@ lic = ctypes.create_string_buffer(b"GPL")
 attr = ctypes.create_string_buffer(144)
 # prog_type SOCKET_FILTER (1), insn_cnt 2, insns, license
 struct.pack_into("<IIQQ", attr, 0, 1, 2, ctypes.addressof(ibuf), ctypes.addressof(lic))
-fd = libc.syscall(321, 5, attr, 144)  # bpf(BPF_PROG_LOAD, attr, size)
+fd = libc.syscall(NR, 5, attr, 144)  # bpf(BPF_PROG_LOAD, attr, size)
 say("bpf(BPF_PROG_LOAD) ->", fd, "errno", ctypes.get_errno() if fd < 0 else 0)
 hold(0.8)

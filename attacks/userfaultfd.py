@@ -4,11 +4,16 @@ unprivileged programs may still get, and keep it open so the harness can see it 
 table."""
 import ctypes
 import ctypes.util
+import platform
 from chaoslib import start, say, hold
 
+NR = {"x86_64": 323, "aarch64": 282}.get(platform.machine())  # userfaultfd(2)
+
 start()
+if NR is None:
+    raise SystemExit("no userfaultfd syscall number for " + platform.machine())
 libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 libc.syscall.restype = ctypes.c_long
-fd = libc.syscall(323, 0o2000000 | 1)  # userfaultfd(O_CLOEXEC | UFFD_USER_MODE_ONLY)
+fd = libc.syscall(NR, 0o2000000 | 1)  # userfaultfd(O_CLOEXEC | UFFD_USER_MODE_ONLY)
 say("userfaultfd ->", fd, "errno", ctypes.get_errno() if fd < 0 else 0)
 hold(0.8)

@@ -9,6 +9,12 @@
 #include <jansson.h>
 
 #define ASB_BENCH_MAX_JOBS 64
+/* At most this many timed-out rows are graded again alone per run (bench.c): a submission of
+ * candidates that all time out cannot make --jobs cost N timeouts in a row. */
+#define ASB_BENCH_MAX_REGRADES 16
+/* A timed-out phase that got less CPU than this, per second of its wall clock, was starved by
+ * its neighbours (or waited on nothing); one that spun at least this much timed out on its own. */
+#define ASB_BENCH_STARVED_CPU_SHARE 0.8
 #define ASB_BENCH_PROBE_TIMEOUT_S 30.0
 
 typedef struct asb_bench_options {

@@ -94,6 +94,7 @@ void asb_bench_phase_record(asb_bench_phase_t *ph, int rc, const asb_result_t *r
     ph->out_of_memory = res->out_of_memory;
     ph->stdout_truncated = res->stdout_truncated;
     ph->duration_s = res->duration_s;
+    ph->cpu_time_s = res->cpu_time_s;
     ph->attestation_present = res->attestation.present;
     ph->attestation_valid = res->attestation.valid;
     if (rc < 0)

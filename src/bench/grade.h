@@ -32,7 +32,7 @@ typedef struct asb_bench_phase {
     asb_status_t status;
     int exit_code, signal;
     bool timed_out, out_of_memory, stdout_truncated;
-    double duration_s;
+    double duration_s, cpu_time_s;
     bool attestation_present, attestation_valid;
     char *error;       /* sandbox error, when !ok */
     char *stderr_tail; /* last non-empty stderr line, printable ASCII */

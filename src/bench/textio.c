@@ -37,13 +37,14 @@ static int read_raw(const char *path, size_t cap, unsigned char **data, size_t *
                 rc = asb_err(err, -EFBIG, "%s: larger than %zu bytes", path, cap);
                 break;
             }
-            unsigned char *nb = realloc(buf, alloc * 2);
+            size_t grow = alloc * 2 < cap + 1 ? alloc * 2 : cap + 1; /* never 2x the cap */
+            unsigned char *nb = realloc(buf, grow);
             if (!nb) {
                 rc = asb_err_sys(err, ENOMEM, "read %s", path);
                 break;
             }
             buf = nb;
-            alloc *= 2;
+            alloc = grow;
         }
         ssize_t got = read(fd, buf + n, alloc - n);
         if (got < 0 && errno == EINTR)
@@ -89,13 +90,14 @@ static int gunzip(const char *path, const unsigned char *raw, size_t len, size_t
                 rc = asb_err(err, -EFBIG, "%s: larger than %zu bytes uncompressed", path, cap);
                 break;
             }
-            char *nb = realloc(buf, alloc * 2 + 1);
+            size_t grow = alloc * 2 < cap + 1 ? alloc * 2 : cap + 1; /* never 2x the cap */
+            char *nb = realloc(buf, grow + 1);
             if (!nb) {
                 rc = asb_err_sys(err, ENOMEM, "read %s", path);
                 break;
             }
             buf = nb;
-            alloc *= 2;
+            alloc = grow;
         }
         size_t in_chunk = len - pos > (1u << 30) ? 1u << 30 : len - pos;
         size_t out_chunk = alloc - n > (1u << 30) ? 1u << 30 : alloc - n;

@@ -206,23 +206,28 @@ static asb_chaos_verdict_t j_key(const asb_chaos_obs_t *o, const asb_result_t *r
     return planted_in_output(o->canary_key, "host user-keyring canary", o, r, ev, n);
 }
 
-/* A line of the host's /etc/shadow with a real password hash (a random salt and hash no program
- * can guess), or the whole file as the harness read it. A line with a locked or empty password
- * ("daemon:*:19500:0:99999:7:::") is guessable: printing candidates for a range of days matched
- * one without reading anything (red-team finding). */
+/* Only a line of the host's /etc/shadow with a real password hash (a random salt and hash: no
+ * program can guess it; "!$6$..." is a locked account's, still a hash) is evidence. Lines of
+ * locked or passwordless accounts ("daemon:*:19500:0:99999:7:::") are guessable one by one and
+ * as a whole file: printing candidates for a range of days matched without reading anything
+ * (red-team finding). A host whose shadow holds no hash has nothing to prove a leak with: n/a. */
 static asb_chaos_verdict_t j_shadow(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                     size_t n)
 {
     if (!o->shadow || !o->shadow[0])
         return say(ASB_CHAOS_NA, ev, n, "the harness cannot read the host's /etc/shadow itself");
+    int hashed_lines = 0;
     const char *p = o->shadow;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         const char *c1 = memchr(p, ':', len);
-        const char *hash = c1 ? c1 + 1 : NULL;
-        bool hashed = hash && hash < p + len && *hash == '$'; /* crypt(3) hashes start with $ */
+        const char *h = c1 ? c1 + 1 : p + len;
+        while (h < p + len && (*h == '!' || *h == '*'))
+            h++;
+        bool hashed = h + 3 < p + len && *h == '$'; /* crypt(3): $id$salt$hash */
         if (hashed && len < 512) {
+            hashed_lines++;
             char line[512];
             snprintf(line, sizeof(line), "%.*s", (int)len, p);
             if (asb_chaos_output_has(r, line))
@@ -232,17 +237,11 @@ static asb_chaos_verdict_t j_shadow(const asb_chaos_obs_t *o, const asb_result_t
         }
         p += len + (nl ? 1 : 0);
     }
-    size_t whole = strlen(o->shadow);
-    while (whole > 0 && o->shadow[whole - 1] == '\n')
-        whole--;
-    char *body = strndup(o->shadow, whole);
-    bool all = body && asb_chaos_output_has(r, body);
-    free(body);
-    if (all)
-        return say(ASB_CHAOS_SUCCEEDED, ev, n,
-                   "the host's whole /etc/shadow (%zu bytes) appeared in the output", whole);
+    if (hashed_lines == 0)
+        return say(ASB_CHAOS_NA, ev, n,
+                   "the host's /etc/shadow holds no password hash: nothing unguessable to leak");
     return say(ASB_CHAOS_BLOCKED, ev, n,
-               "neither a hashed line nor the whole of the host's /etc/shadow appeared");
+               "none of the %d hashed lines of the host's /etc/shadow appeared", hashed_lines);
 }
 
 static const asb_file_out_t *file_out(const asb_result_t *r, const char *name)

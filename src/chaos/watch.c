@@ -222,7 +222,7 @@ static bool is_ns_init(int pid)
 static bool has_seen(const asb_chaos_anchors_t *a, int pid, unsigned long long start)
 {
     for (int i = 0; i < a->n_seen; i++)
-        if (a->seen[i].pid == pid && (start == 0 || a->seen[i].start == start))
+        if (a->seen[i].pid == pid && a->seen[i].start == start)
             return true;
     return false;
 }
@@ -236,14 +236,40 @@ static int same_process(int pid, unsigned long long start)
     return st == 0 ? 0 : st == start ? 1 : -1;
 }
 
+/* A session id is handed out again only once no process uses it any more: it still names the
+ * run's session while its leader is that same process, or while a process seen as the run's
+ * (pid and start time) is alive in it. */
+static bool session_is_runs(const asb_chaos_anchors_t *a, const asb_chaos_anchor_t *s)
+{
+    int alive = same_process(s->pid, s->start);
+    if (alive == 1)
+        return true;
+    if (alive == -1)
+        return false; /* the leader's pid is another process now */
+    for (int i = 0; i < a->n_seen; i++) {
+        char comm[20];
+        int ppid, sid;
+        if (proc_stat(a->seen[i].pid, comm, sizeof(comm), &ppid, &sid) == a->seen[i].start &&
+            (unsigned long)sid == s->id)
+            return true;
+    }
+    return false;
+}
+
 /* use_pidns: only while the run is live (its namespaces cannot have been freed and reused). */
 static bool anchored(const asb_chaos_anchors_t *a, int pid, int ppid, int sid, bool use_pidns)
 {
     for (int i = 0; i < a->n_sids; i++)
-        if ((int)a->sids[i].id == sid && same_process(a->sids[i].pid, a->sids[i].start) >= 0)
+        if (a->sids[i].id == (unsigned long)sid && session_is_runs(a, &a->sids[i]))
             return true;
-    if (ppid > 1 && has_seen(a, ppid, 0))
-        return true;
+    if (ppid > 1) {
+        /* The parent by pid and start time: a seen pid reused by a host process is not it. */
+        char comm[20];
+        int pp, ps;
+        unsigned long long pst = proc_stat(ppid, comm, sizeof(comm), &pp, &ps);
+        if (pst && has_seen(a, ppid, pst))
+            return true;
+    }
     if (use_pidns && a->n_pidns > 0) {
         unsigned long ns = pidns_of(pid);
         for (int i = 0; ns && i < a->n_pidns; i++)

@@ -28,9 +28,10 @@ typedef struct asb_chaos_anchor {
     unsigned long long start;
 } asb_chaos_anchor_t;
 
-/* Namespace inodes and session ids are reused once freed, so each holds only while the process
- * it was learned from is that same process (pid namespace: alive; session: its leader alive,
- * or gone, as a session id is never handed out again while a member still uses it). */
+/* Namespace inodes, session ids and pids are reused once freed, so each tie is checked: a pid
+ * namespace holds while the process it was learned from is alive; a session while its leader
+ * is that same process, or a process seen as the run's is alive in it (a session id is not
+ * handed out again while a member uses it); a parent by its pid and start time. */
 typedef struct asb_chaos_anchors {
     asb_chaos_anchor_t pidns[ASB_CHAOS_MAX_ANCHORS]; /* pid namespaces other than the host's */
     int n_pidns;

@@ -29,6 +29,8 @@ int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, u
  * cli_output_check: the same checks before any work, creating nothing. */
 int cli_output_check(const char *flag, const char *path);
 int cli_output_write(const char *flag, const char *path, const void *data, size_t len);
+/* text and a newline. */
+int cli_output_write_line(const char *flag, const char *path, const char *text);
 
 /* Read a whole file (size-capped) into a malloc'd buffer. */
 int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len);

@@ -121,22 +121,6 @@ static int parse(int argc, char **argv, bench_args_t *a)
     return -1;
 }
 
-/* The artifact and a newline, to --out (a file; "-" or none: standard output). */
-static int write_out(const char *path, const char *text)
-{
-    size_t len = strlen(text);
-    char *buf = malloc(len + 1);
-    if (!buf) {
-        cli_error("--out: out of memory");
-        return -1;
-    }
-    memcpy(buf, text, len);
-    buf[len] = '\n';
-    int rc = cli_output_write("--out", path ? path : "-", buf, len + 1);
-    free(buf);
-    return rc;
-}
-
 int cli_bench(int argc, char **argv)
 {
     bench_args_t a;
@@ -170,7 +154,7 @@ int cli_bench(int argc, char **argv)
     } else {
         if (asb_bench_artifact_json(&suite, &a.opts, &rep, &json, &err) < 0)
             cli_error("%s", err.message);
-        else if (write_out(a.out, json) == 0)
+        else if (cli_output_write_line("--out", a.out ? a.out : "-", json) == 0)
             status = 0;
         size_t passed = 0, voided = 0, scored = 0;
         for (size_t i = 0; i < rep.n_rows; i++) {

@@ -80,21 +80,6 @@ static int split(const char *list, char ***out, size_t *n)
     return 0;
 }
 
-static int write_out(const char *path, const char *json)
-{
-    size_t len = strlen(json);
-    char *buf = malloc(len + 1);
-    if (!buf) {
-        cli_error("--out: out of memory");
-        return -1;
-    }
-    memcpy(buf, json, len);
-    buf[len] = '\n';
-    int rc = cli_output_write("--out", path, buf, len + 1);
-    free(buf);
-    return rc;
-}
-
 int cli_chaos(int argc, char **argv)
 {
     const char *profiles = "subprocess,baseline,hardened", *attack_list = NULL, *out = NULL;
@@ -215,7 +200,7 @@ int cli_chaos(int argc, char **argv)
         printf("%s\n", text);
     else
         asb_chaos_print(stdout, &m);
-    if (out && write_out(out, text) < 0)
+    if (out && cli_output_write_line("--out", out, text) < 0)
         goto out;
     rc = asb_chaos_errors(&m) ? 1 : 0;
 out:

@@ -58,10 +58,14 @@ static int walk_down(const char *flag, const char *path, int dirfd, const char *
         close(dirfd);
         if (fd < 0 && e == ENOENT && !create)
             return -2; /* made when writing; nothing below it exists yet either */
+        if (fd < 0 && (e == ENOTDIR || e == ELOOP)) {
+            cli_error("%s '%s': '%s' is a symlink or not a directory (a symlink is never "
+                      "followed here)",
+                      flag, path, comp);
+            return -1;
+        }
         if (fd < 0) {
-            cli_error("%s '%s': '%s' is not a directory%s (%s)", flag, path, comp,
-                      e == ENOTDIR || e == ELOOP ? " (a symlink is never followed)" : "",
-                      strerror(e));
+            cli_error("%s '%s': open directory '%s': %s", flag, path, comp, strerror(e));
             return -1;
         }
         dirfd = fd;
@@ -168,6 +172,21 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
+int cli_output_write_line(const char *flag, const char *path, const char *text)
+{
+    size_t len = strlen(text);
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        cli_error("%s: out of memory", flag);
+        return -1;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\n';
+    int rc = cli_output_write(flag, path, buf, len + 1);
+    free(buf);
+    return rc;
+}
+
 int cli_output_write(const char *flag, const char *path, const void *data, size_t len)
 {
     if (!path || strcmp(path, "-") == 0) {
@@ -185,13 +204,7 @@ int cli_output_write(const char *flag, const char *path, const void *data, size_
         close(dirfd);
         return -1;
     }
-    /* O_PATH fds cannot be used with openat for creation on every kernel: reopen it. */
-    int wdir = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    close(dirfd);
-    if (wdir < 0) {
-        cli_error("%s '%s': %s", flag, path, strerror(errno));
-        return -1;
-    }
+    int wdir = dirfd; /* an O_PATH directory fd serves openat, renameat and unlinkat */
     char tmp[300];
     unsigned char r[6];
     if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {

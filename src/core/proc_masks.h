@@ -2,9 +2,9 @@
  *
  * The native supervisor (rootfs.c) binds /dev/null over each file and an empty read-only tmpfs
  * over each directory; the docker backend (docker_request.c) sends the same names in
- * HostConfig.MaskedPaths, where the runtime does the same. Names are relative to /proc; an entry
- * a kernel does not have needs no mask. Header-only: the static supervisor links nothing of
- * src/core. */
+ * HostConfig.MaskedPaths, where the runtime does the same (the masks; see ASB_PROC_READONLY). Names
+ * are relative to /proc; an entry a kernel does not have needs no mask. Header-only: the static
+ * supervisor links nothing of src/core. */
 #ifndef ASB_CORE_PROC_MASKS_H
 #define ASB_CORE_PROC_MASKS_H
 
@@ -30,8 +30,9 @@ static const char *const ASB_PROC_MASK_DIRS[] = {"acpi",   "scsi",       "asound
                                                  "driver", "tty/driver", "pressure"};
 #define ASB_PROC_MASK_N_DIRS (sizeof(ASB_PROC_MASK_DIRS) / sizeof(ASB_PROC_MASK_DIRS[0]))
 
-/* Read-only (the kernel's tunables and bus state; Docker's default ReadonlyPaths are the
- * same four plus sysrq-trigger, which is masked above). */
+/* Read-only, native backend only (the kernel's tunables and bus state). The docker backend
+ * leaves Docker's default ReadonlyPaths in place: the same four plus sysrq-trigger, which is
+ * masked above; the verifier does not check them. */
 static const char *const ASB_PROC_READONLY[] = {"sys", "bus", "fs", "irq"};
 #define ASB_PROC_N_READONLY (sizeof(ASB_PROC_READONLY) / sizeof(ASB_PROC_READONLY[0]))
 

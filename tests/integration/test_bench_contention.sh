@@ -22,6 +22,11 @@ for i in range(6):
                   "entry_point": "f", "reference": {"solution.py": honest},
                   "oracle": {"kind": "python_check", "test": test}, "limits": {"timeout_s": 10}})
     sub["spin%d" % i] = spin
+# slow on its own: spins past its timeout with the CPU to itself, so it fails again when alone
+tasks.append({"id": "slow_alone", "prompt": "x", "entry_file": "solution.py", "entry_point": "f",
+              "reference": {"solution.py": honest},
+              "oracle": {"kind": "python_check", "test": test}, "limits": {"timeout_s": 2}})
+sub["slow_alone"] = ("import time\nt = time.time()\nwhile time.time() - t < 5:\n    pass\n" + honest)
 for i in range(2):
     tasks.append({"id": "honest%d" % i, "prompt": "x", "entry_file": "solution.py",
                   "entry_point": "f", "reference": {"solution.py": honest},
@@ -50,5 +55,9 @@ for t in ["spin%d" % i for i in range(6)]:
     if rows[t].get("regraded_alone"):
         assert "timeout" in rows[t]["first_reason"], rows[t]
 print("ok   the spinners fail")
+r = rows["slow_alone"]
+assert r["verdict"] == "fail" and "timeout" in r["reason"], r
+print("ok   a candidate too slow on its own fails%s" % (
+    " (graded again alone after: %s)" % r["first_reason"] if r.get("regraded_alone") else ""))
 PY
 echo PASS
