@@ -263,6 +263,56 @@ static int probe_socket_netlink_usersock(void)
     return probe_socket_netlink(2 /* NETLINK_USERSOCK */);
 }
 
+static int probe_sockopt(unsigned long level, unsigned long optname)
+{
+    int v = 0;
+    return result(syscall(SYS_setsockopt, -1, level, optname, &v, sizeof(v))); /* EBADF */
+}
+
+static int probe_attach_filter(void)
+{
+    return probe_sockopt(SOL_SOCKET, 26 /* SO_ATTACH_FILTER */);
+}
+
+static int probe_attach_filter_high_bits(void)
+{
+    return probe_sockopt(SOL_SOCKET, (1ul << 32) | 26);
+}
+
+static int probe_attach_reuseport_cbpf(void)
+{
+    return probe_sockopt(SOL_SOCKET, 51 /* SO_ATTACH_REUSEPORT_CBPF */);
+}
+
+static int probe_reuseaddr(void)
+{
+    return probe_sockopt(SOL_SOCKET, SO_REUSEADDR);
+}
+
+static int probe_tcp_level_26(void)
+{
+    return probe_sockopt(6 /* IPPROTO_TCP */, 26); /* same number, another level */
+}
+
+static int probe_prctl_set_seccomp(void)
+{
+    /* An invalid mode: where the call reaches the kernel it fails with EINVAL and installs
+     * nothing. */
+    return result(prctl(22 /* PR_SET_SECCOMP */, 99, 0, 0, 0));
+}
+
+static int probe_prctl_get_dumpable(void)
+{
+    long r = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    return result(r < 0 ? r : 0);
+}
+
+static int probe_seccomp_action_avail(void)
+{
+    unsigned action = 0x7fff0000u; /* SECCOMP_RET_ALLOW */
+    return result(syscall(SYS_seccomp, 2 /* SECCOMP_GET_ACTION_AVAIL */, 0, &action));
+}
+
 static int probe_socket_unix(void)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -465,6 +515,9 @@ static void test_docker_default_specific(void **state)
         {"inotify_init1", probe_inotify_init1, ALLOWED, 0},
         {"socket(AF_NETLINK, NETLINK_ROUTE)", probe_socket_netlink_route, ALLOWED, 0},
         {"socket(AF_NETLINK, NETLINK_USERSOCK)", probe_socket_netlink_usersock, ALLOWED, 0},
+        {"setsockopt(SO_ATTACH_FILTER)", probe_attach_filter, ALLOWED, EBADF},
+        {"prctl(PR_SET_SECCOMP)", probe_prctl_set_seccomp, ALLOWED, EINVAL},
+        {"seccomp(GET_ACTION_AVAIL)", probe_seccomp_action_avail, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -480,6 +533,15 @@ static void test_hardened_specific(void **state)
         {"chroot", probe_chroot, REFUSED, EPERM},
         {"socket(AF_NETLINK, NETLINK_ROUTE)", probe_socket_netlink_route, REFUSED, EPERM},
         {"socket(AF_NETLINK, NETLINK_USERSOCK)", probe_socket_netlink_usersock, REFUSED, EPERM},
+        /* BPF JIT space is one host-wide counter (net.core.bpf_jit_limit): red-team finding */
+        {"setsockopt(SO_ATTACH_FILTER)", probe_attach_filter, REFUSED, EPERM},
+        {"setsockopt(SO_ATTACH_FILTER | 1<<32)", probe_attach_filter_high_bits, REFUSED, EPERM},
+        {"setsockopt(SO_ATTACH_REUSEPORT_CBPF)", probe_attach_reuseport_cbpf, REFUSED, EPERM},
+        {"setsockopt(SO_REUSEADDR)", probe_reuseaddr, ALLOWED, EBADF},
+        {"setsockopt(IPPROTO_TCP, 26)", probe_tcp_level_26, ALLOWED, EBADF},
+        {"prctl(PR_SET_SECCOMP)", probe_prctl_set_seccomp, REFUSED, EPERM},
+        {"prctl(PR_GET_DUMPABLE)", probe_prctl_get_dumpable, ALLOWED, 0},
+        {"seccomp(GET_ACTION_AVAIL)", probe_seccomp_action_avail, REFUSED, EPERM},
         {"io_setup", probe_io_setup, REFUSED, EPERM},
         {"inotify_init1", probe_inotify_init1, REFUSED, EPERM},
         {"socket(AF_ALG)", probe_socket_alg, REFUSED, EPERM},

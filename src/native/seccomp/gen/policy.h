@@ -24,6 +24,20 @@ typedef struct gen_refusal {
     const char *why;
 } gen_refusal_t;
 
+/* A call allowed except for some values of one argument, compared on its low 32 bits (the
+ * kernel reads these arguments as 32-bit ints, so the upper half of the register must not
+ * matter). With when_arg >= 0, only calls whose argument when_arg (low 32 bits) equals
+ * when_value are checked; all others are allowed. */
+typedef struct gen_arg_refusal {
+    const char *name;
+    unsigned arg;
+    const uint32_t *deny;
+    size_t n_deny;
+    int when_arg;
+    uint32_t when_value;
+    const char *why; /* printed by the listing */
+} gen_arg_refusal_t;
+
 /* One policy, as data. The builder (policy_build.c) turns it into a libseccomp context. */
 typedef struct gen_policy {
     const char *name;  /* "docker_default": the generated arrays are asb_bpf_<name>[] */
@@ -38,10 +52,9 @@ typedef struct gen_policy {
     /* personality(2): only these exact persona values are allowed. */
     const uint64_t *personalities;
     size_t n_personalities;
-    /* ioctl(2): refused when the low 32 bits of the request are one of these (the kernel reads
-     * the request as an unsigned int, so the upper half of the register must not matter). */
-    const uint32_t *ioctl_refused;
-    size_t n_ioctl_refused;
+    /* Calls refused only for some argument values (each call at most once). */
+    const gen_arg_refusal_t *arg_refused;
+    size_t n_arg_refused;
     /* socket(2): when non-empty, only these families are allowed (else any but AF_VSOCK). */
     const uint32_t *socket_families;
     size_t n_socket_families;

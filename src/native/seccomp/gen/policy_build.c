@@ -72,16 +72,24 @@ static bool is_refused(const gen_policy_t *p, const char *name)
     return false;
 }
 
+static bool is_arg_refused(const gen_policy_t *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_arg_refused; i++)
+        if (strcmp(p->arg_refused[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static bool is_conditional(const gen_policy_t *p, const char *name)
 {
     for (size_t i = 0; i < sizeof(CONDITIONAL) / sizeof(CONDITIONAL[0]); i++)
         if (strcmp(CONDITIONAL[i], name) == 0)
             return true;
-    return p->n_ioctl_refused > 0 && strcmp(name, "ioctl") == 0;
+    return is_arg_refused(p, name);
 }
 
 /* The unconditional allowlist of p in table order: base's, then p's own, minus p's refusals and
- * minus ioctl when p puts conditions on it. Returns the count, or -1 when it would not fit. */
+ * minus the calls p puts argument conditions on. Returns the count, or -1 when it would not fit. */
 static int effective_allow(const gen_policy_t *p, const char **out, size_t cap)
 {
     size_t n = 0;
@@ -91,7 +99,7 @@ static int effective_allow(const gen_policy_t *p, const char **out, size_t cap)
             continue;
         for (size_t i = 0; i < layers[l]->n_allow; i++) {
             const char *name = layers[l]->allow[i];
-            if (is_refused(p, name) || (p->n_ioctl_refused > 0 && strcmp(name, "ioctl") == 0))
+            if (is_refused(p, name) || is_arg_refused(p, name))
                 continue;
             if (n == cap)
                 return -1;
@@ -112,31 +120,55 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned count
     return 0;
 }
 
-/* ALLOW nr whenever the low 32 bits of argument `arg` are none of deny[]: one masked-equality
- * rule per maximal bit prefix that contains no denied value (at most 32 per denied value). The
- * upper 32 bits are ignored on purpose: the kernel truncates these arguments to 32 bits, so a
- * comparison on all 64 could be dodged by setting a high bit. */
+/* ALLOW nr whenever the low 32 bits of argument `arg` are none of deny[] (and, with pre, pre
+ * holds too): one masked-equality rule per maximal bit prefix that contains no denied value (at
+ * most 32 per denied value). The upper 32 bits are ignored on purpose: the kernel truncates
+ * these arguments to 32 bits, so a comparison on all 64 could be dodged by setting a high bit. */
 static int allow_unless_low32(scmp_filter_ctx ctx, int nr, unsigned arg, const uint32_t *deny,
-                              size_t n_deny, uint32_t mask, uint32_t value, int bit, char *why,
-                              size_t why_len)
+                              size_t n_deny, const struct scmp_arg_cmp *pre, uint32_t mask,
+                              uint32_t value, int bit, char *why, size_t why_len)
 {
     bool hit = false;
     for (size_t i = 0; i < n_deny; i++)
         if ((deny[i] & mask) == value)
             hit = true;
     if (!hit) {
-        struct scmp_arg_cmp cmp = {
-            .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask, .datum_b = value};
-        return add_rule(ctx, SCMP_ACT_ALLOW, nr, 1, &cmp, why, why_len);
+        struct scmp_arg_cmp cmp[2] = {
+            {.arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask, .datum_b = value}};
+        if (pre)
+            cmp[1] = *pre;
+        return add_rule(ctx, SCMP_ACT_ALLOW, nr, pre ? 2 : 1, cmp, why, why_len);
     }
     if (bit < 0)
         return 0; /* exactly a denied value: left to the default action */
     uint32_t b = 1u << bit;
-    int rc = allow_unless_low32(ctx, nr, arg, deny, n_deny, mask | b, value, bit - 1, why, why_len);
+    int rc =
+        allow_unless_low32(ctx, nr, arg, deny, n_deny, pre, mask | b, value, bit - 1, why, why_len);
     if (rc < 0)
         return rc;
-    return allow_unless_low32(ctx, nr, arg, deny, n_deny, mask | b, value | b, bit - 1, why,
+    return allow_unless_low32(ctx, nr, arg, deny, n_deny, pre, mask | b, value | b, bit - 1, why,
                               why_len);
+}
+
+/* One argument refusal: the call is allowed for every other value (and, with a gate, whenever
+ * the gating argument has another value). */
+static int add_arg_refusal(scmp_filter_ctx ctx, const gen_arg_refusal_t *r, char *why,
+                           size_t why_len)
+{
+    int nr = asb_gen_syscall_nr(r->name);
+    if (r->when_arg < 0)
+        return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, NULL, 0, 0, 31, why,
+                                  why_len);
+    const uint32_t gate[] = {r->when_value};
+    int rc =
+        allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1, NULL, 0, 0, 31, why, why_len);
+    if (rc < 0)
+        return rc;
+    struct scmp_arg_cmp pre = {.arg = (unsigned)r->when_arg,
+                               .op = SCMP_CMP_MASKED_EQ,
+                               .datum_a = 0xffffffffu,
+                               .datum_b = r->when_value};
+    return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, &pre, 0, 0, 31, why, why_len);
 }
 
 static int resolve(const char *name, char *why, size_t why_len)
@@ -169,6 +201,23 @@ static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, 
         if (is_conditional(p, p->refused[i].name))
             return fail(why, why_len, -EINVAL, "%s: \"%s\" cannot be refused whole", p->name,
                         p->refused[i].name);
+    }
+    for (size_t i = 0; i < p->n_arg_refused; i++) {
+        const gen_arg_refusal_t *r = &p->arg_refused[i];
+        int nr = resolve(r->name, why, why_len);
+        if (nr < 0)
+            return nr;
+        for (size_t k = 0; k < sizeof(CONDITIONAL) / sizeof(CONDITIONAL[0]); k++)
+            if (strcmp(CONDITIONAL[k], r->name) == 0)
+                return fail(why, why_len, -EINVAL, "%s: \"%s\" already carries conditions", p->name,
+                            r->name);
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(p->arg_refused[k].name, r->name) == 0)
+                return fail(why, why_len, -EINVAL, "%s: \"%s\" has two argument refusals", p->name,
+                            r->name);
+        if (r->n_deny == 0 || r->arg > 5 || r->when_arg > 5 || (int)r->arg == r->when_arg)
+            return fail(why, why_len, -EINVAL, "%s: \"%s\": a malformed argument refusal", p->name,
+                        r->name);
     }
     return 0;
 }
@@ -218,7 +267,7 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
         }
     } else {
         const uint32_t vsock[] = {AF_VSOCK};
-        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, 0, 0, 31, why,
+        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, NULL, 0, 0, 31, why,
                                 why_len);
         if (rc < 0)
             return rc;
@@ -245,9 +294,8 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
             return rc;
     }
 
-    if (p->n_ioctl_refused > 0) {
-        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("ioctl"), 1, p->ioctl_refused,
-                                p->n_ioctl_refused, 0, 0, 31, why, why_len);
+    for (size_t i = 0; i < p->n_arg_refused; i++) {
+        rc = add_arg_refusal(ctx, &p->arg_refused[i], why, why_len);
         if (rc < 0)
             return rc;
     }
@@ -359,11 +407,15 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     for (size_t i = 0; i < p->n_personalities; i++)
         fprintf(f, " 0x%llx", (unsigned long long)p->personalities[i]);
     fputc('\n', f);
-    if (p->n_ioctl_refused > 0) {
-        fprintf(f, "%s    ioctl(%d): any request but", prefix, asb_gen_syscall_nr("ioctl"));
-        for (size_t i = 0; i < p->n_ioctl_refused; i++)
-            fprintf(f, " 0x%x", p->ioctl_refused[i]);
-        fprintf(f, " (TIOCSTI, TIOCLINUX), on the low 32 bits\n");
+    for (size_t i = 0; i < p->n_arg_refused; i++) {
+        const gen_arg_refusal_t *r = &p->arg_refused[i];
+        fprintf(f, "%s    %s(%d): refused when argument %u is", prefix, r->name,
+                asb_gen_syscall_nr(r->name), r->arg);
+        for (size_t k = 0; k < r->n_deny; k++)
+            fprintf(f, " 0x%x", r->deny[k]);
+        if (r->when_arg >= 0)
+            fprintf(f, " and argument %d is 0x%x", r->when_arg, r->when_value);
+        fprintf(f, ", on the low 32 bits (%s)\n", r->why);
     }
     if (p->n_refused == 0)
         return;

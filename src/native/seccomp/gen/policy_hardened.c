@@ -109,6 +109,9 @@ static const gen_refusal_t HARDENED_REFUSED[] = {
     {"inotify_add_watch", "watches count against host root's per-user watch limit (see "
                           "inotify_init)"},
     {"inotify_rm_watch", "inotify (see inotify_init)"},
+    /* the host's BPF JIT space (net.core.bpf_jit_limit): see HARDENED_SOCKOPT_REFUSED */
+    {"seccomp", "install seccomp filters of its own: each is JIT-compiled into the one space the "
+                "whole host has for unprivileged BPF code; ours is already in place"},
     /* memory hidden from the kernel */
     {"memfd_secret", "memory taken out of the kernel's direct map: unmovable, unswappable, hidden "
                      "from inspection, with a short history of mm bugs; no workload needs it"},
@@ -122,6 +125,44 @@ static const uint64_t HARDENED_PERSONALITIES[] = {PER_LINUX, PER_LINUX32, 0xffff
  * terminal types commands into the shell that started it (CVE-2016-7545, CVE-2017-5226).
  * TIOCLINUX can do the same on a Linux console through its selection/paste subcodes. */
 static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
+
+/* Attaching a classic BPF program to a socket: the kernel JIT-compiles each one (it cannot be
+ * switched off on this kernel), and the space for compiled code is one counter for the whole
+ * host, net.core.bpf_jit_limit, which only privileged callers may exceed. Three hardened runs
+ * attaching 4096-instruction filters to their sockets used it up: every new sandbox's own
+ * seccomp filter, and any unprivileged BPF on the host, then failed (red-team finding).
+ * SO_ATTACH_BPF and SO_ATTACH_REUSEPORT_EBPF need the fd of a loaded eBPF program, which a
+ * workload cannot get (bpf(2) is refused), so the two classic ones are enough; every listed
+ * value costs the filter about 50 instructions, which every sandbox start pays to load. */
+static const uint32_t HARDENED_SOCKOPT_REFUSED[] = {26 /* SO_ATTACH_FILTER */,
+                                                    51 /* SO_ATTACH_REUSEPORT_CBPF */};
+
+/* PR_SET_SECCOMP installs a filter through prctl(2): the same JIT counter (seccomp(2) itself is
+ * refused whole above). */
+static const uint32_t HARDENED_PRCTL_REFUSED[] = {22 /* PR_SET_SECCOMP */};
+
+static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
+    {.name = "ioctl",
+     .arg = 1,
+     .deny = HARDENED_IOCTL_REFUSED,
+     .n_deny = sizeof(HARDENED_IOCTL_REFUSED) / sizeof(HARDENED_IOCTL_REFUSED[0]),
+     .when_arg = -1,
+     .why = "TIOCSTI, TIOCLINUX: typing into the caller's terminal"},
+    {.name = "setsockopt",
+     .arg = 2,
+     .deny = HARDENED_SOCKOPT_REFUSED,
+     .n_deny = sizeof(HARDENED_SOCKOPT_REFUSED) / sizeof(HARDENED_SOCKOPT_REFUSED[0]),
+     .when_arg = 1,
+     .when_value = 1 /* SOL_SOCKET */,
+     .why = "SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF: BPF programs use up the host's JIT "
+            "limit"},
+    {.name = "prctl",
+     .arg = 0,
+     .deny = HARDENED_PRCTL_REFUSED,
+     .n_deny = 1,
+     .when_arg = -1,
+     .why = "PR_SET_SECCOMP: a filter of its own, against the host's JIT limit"},
+};
 
 /* Socket families a workload needs: local (unix) and IPv4/IPv6 on its own loopback. Every other
  * family (AF_ALG crypto, AF_PACKET, AF_KEY, rarely used protocol stacks) is kernel attack surface
@@ -142,8 +183,8 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_refused = sizeof(HARDENED_REFUSED) / sizeof(HARDENED_REFUSED[0]),
     .personalities = HARDENED_PERSONALITIES,
     .n_personalities = sizeof(HARDENED_PERSONALITIES) / sizeof(HARDENED_PERSONALITIES[0]),
-    .ioctl_refused = HARDENED_IOCTL_REFUSED,
-    .n_ioctl_refused = sizeof(HARDENED_IOCTL_REFUSED) / sizeof(HARDENED_IOCTL_REFUSED[0]),
+    .arg_refused = HARDENED_ARG_REFUSED,
+    .n_arg_refused = sizeof(HARDENED_ARG_REFUSED) / sizeof(HARDENED_ARG_REFUSED[0]),
     .socket_families = HARDENED_SOCKET_FAMILIES,
     .n_socket_families = sizeof(HARDENED_SOCKET_FAMILIES) / sizeof(HARDENED_SOCKET_FAMILIES[0]),
 };
