@@ -139,7 +139,8 @@ typedef struct asb_attestation {
     char *net_ifaces;          /* comma-separated interface names visible to the workload */
     bool root_readonly;        /* "/" cannot be written */
     char *hostname;
-    char *pid_ns; /* e.g. "pid:[4026532345]" (differs from the host's) */
+    char *pid_ns;     /* e.g. "pid:[4026532345]" (differs from the host's) */
+    bool loopback_up; /* lo is up (native hardened keeps it down; docker's "none" has it up) */
 } asb_attestation_t;
 
 typedef struct asb_result {

@@ -314,7 +314,15 @@ void asb_chaos_host_observe(asb_chaos_host_t *h, asb_chaos_obs_t *o)
         int status;
         /* Any signal that ended or stopped it is the attack's success (red-team finding: a
          * SIGTERM'd victim was judged "survived"). A stopped one is still ours to kill. */
-        pid_t w = waitpid(h->victim, &status, WNOHANG | WUNTRACED);
+        /* A SIGKILL sent just before the run returned may not have ended the victim yet on
+         * a loaded host (the positive control once read "survived"): it gets 300 ms, which a
+         * `sleep 30` does not end in by itself. */
+        pid_t w = 0;
+        for (int i = 0; i < 60 && w == 0; i++) {
+            w = waitpid(h->victim, &status, WNOHANG | WUNTRACED);
+            if (w == 0)
+                usleep(5000);
+        }
         if (w == h->victim && WIFSTOPPED(status)) {
             o->victim_stopped = true;
             o->victim_signal = WSTOPSIG(status);

@@ -135,6 +135,7 @@ static json_t *attestation_json(const asb_attestation_t *a)
     json_object_set_new(o, "abstract_unix_scoped", json_boolean(a->abstract_unix_scoped));
     json_object_set_new(o, "memfd_noexec", json_integer(a->memfd_noexec));
     json_object_set_new(o, "net_ifaces", json_string(a->net_ifaces ? a->net_ifaces : ""));
+    json_object_set_new(o, "loopback_up", json_boolean(a->loopback_up));
     json_object_set_new(o, "root_readonly", json_boolean(a->root_readonly));
     json_object_set_new(o, "hostname", json_string(a->hostname ? a->hostname : ""));
     json_object_set_new(o, "pid_ns", json_string(a->pid_ns ? a->pid_ns : ""));

@@ -90,6 +90,7 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->landlock_enforced = json_is_true(json_object_get(att, "landlock_enforced"));
     a->root_readonly = json_is_true(json_object_get(att, "root_readonly"));
     a->abstract_unix_scoped = json_is_true(json_object_get(att, "abstract_unix_scoped"));
+    a->loopback_up = json_is_true(json_object_get(att, "loopback_up"));
     a->memfd_noexec = (int)json_integer_value(json_object_get(att, "memfd_noexec"));
     const char *ifs = json_string_value(json_object_get(att, "net_ifaces"));
     const char *host = json_string_value(json_object_get(att, "hostname"));
@@ -103,7 +104,7 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         "uid",     "gid",          "cap_eff",      "cap_prm",      "cap_inh",     "cap_bnd",
         "cap_amb", "no_new_privs", "seccomp_mode", "landlock_abi", "memfd_noexec"};
     static const char *const bools[] = {"landlock_enforced", "root_readonly",
-                                        "abstract_unix_scoped"};
+                                        "abstract_unix_scoped", "loopback_up"};
     static const char *const strs[] = {"net_ifaces", "hostname", "pid_ns"};
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
         if (!json_is_integer(json_object_get(att, ints[i])))
@@ -146,6 +147,10 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         append(why, sizeof(why), "%s%s want %lld got %lld", "abstract unix socket scoping", 1, 0);
     if (p->ns_net && strcmp(a->net_ifaces, "lo") != 0)
         append(why, sizeof(why), "%s%s: want only lo (%lld/%lld)", "network interfaces", 1, 0);
+    /* Native: lo stays down (unaccepted loopback connections are memory no cgroup is charged
+     * for). Docker's "none" network brings it up and the container cannot take it down. */
+    if (p->ns_net && strcmp(plan->backend, "native") == 0 && a->loopback_up)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "lo down", 1, 0);
     if (p->root == ASB_ROOT_ALLOWLIST_RO && !a->root_readonly)
         append(why, sizeof(why), "%s%s want %lld got %lld", "root read-only", 1, 0);
     if (p->ns_uts && strcmp(a->hostname, ASB_SANDBOX_HOSTNAME) != 0)

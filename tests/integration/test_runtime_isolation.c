@@ -225,6 +225,7 @@ static void test_hardened_attestation_extra(void **state)
     assert_true(a->root_readonly);
     assert_non_null(a->net_ifaces);
     assert_string_equal(a->net_ifaces, "lo");
+    assert_false(a->loopback_up); /* attested down (red-team finding: see below) */
     char mine[64];
     ssize_t n = readlink("/proc/self/ns/pid", mine, sizeof(mine) - 1);
     mine[n > 0 ? n : 0] = '\0';
@@ -252,6 +253,92 @@ static char *connect_code(int port)
                   "except OSError as e:\n"
                   "    print('refused', e)\n",
                   port);
+}
+
+/* lo stays down in hardened: a workload that listens on 127.0.0.1 and connects to itself without
+ * ever accepting held 409,600 kernel sockets (1.1 GB) that no cgroup is charged for, and with
+ * data pushed the host-wide TCP memory past its limit (red-team finding). The attempt is made
+ * here, and judged from the host's own socket count (/proc/net/sockstat, TCP alloc): baseline,
+ * on the host's network, is the control. */
+static long tcp_alloc(void)
+{
+    size_t len;
+    char *t = rt_read_file("/proc/net/sockstat", &len);
+    const char *p = t ? strstr(t, "\nTCP: ") : NULL;
+    const char *a = p ? strstr(p, " alloc ") : NULL;
+    long n = a ? strtol(a + 7, NULL, 10) : -1;
+    free(t);
+    return n;
+}
+
+typedef struct alloc_watch {
+    volatile bool stop;
+    long peak;
+} alloc_watch_t;
+
+static void *alloc_watch_main(void *arg)
+{
+    alloc_watch_t *w = arg;
+    while (!w->stop) {
+        long n = tcp_alloc();
+        if (n > w->peak)
+            w->peak = n;
+        usleep(20000);
+    }
+    return NULL;
+}
+
+/* How many more TCP sockets the host had at the peak of a run that opens 4 listeners on
+ * 127.0.0.1 and connects 200 times to each without accepting. */
+static long unaccepted_from(const char *profile, char **out)
+{
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.interpreter = RT_PY;
+    cfg.code = "import socket, time\n"
+               "ls, cs = [], []\n"
+               "try:\n"
+               "    for i in range(4):\n"
+               "        l = socket.socket(); l.bind(('127.0.0.1', 0)); l.listen(512)\n"
+               "        ls.append(l)\n"
+               "    for l in ls:\n"
+               "        for j in range(200):\n"
+               "            c = socket.socket(); c.connect(l.getsockname()); cs.append(c)\n"
+               "    print('connected', len(cs))\n"
+               "except OSError as e:\n"
+               "    print('net:', e.strerror)\n"
+               "time.sleep(0.6)\n";
+    alloc_watch_t w = {.peak = tcp_alloc()};
+    long before = w.peak;
+    assert_true(before >= 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, alloc_watch_main, &w), 0);
+    asb_result_t r;
+    asb_error_t err;
+    int rc = asb_run(&cfg, &r, &err);
+    w.stop = true;
+    pthread_join(th, NULL);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    *out = rt_fmt("%.*s", (int)r.out.len, r.out.data ? (const char *)r.out.data : "");
+    asb_result_free(&r);
+    return w.peak - before;
+}
+
+static void test_hardened_no_unaccepted_loopback_connections(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    long hardened = unaccepted_from("hardened", &out);
+    fprintf(stderr, "  hardened: %ld more host TCP sockets at the peak (%s)\n", hardened, out);
+    assert_non_null(strstr(out, "net:")); /* its connects failed inside */
+    free(out);
+    long baseline = unaccepted_from("baseline", &out); /* the control: the host's network */
+    fprintf(stderr, "  baseline: %ld more host TCP sockets at the peak (%s)\n", baseline, out);
+    free(out);
+    assert_true(baseline >= 800);
+    assert_true(hardened < 50);
 }
 
 static int connections_from(const char *profile, uint32_t weaken)
@@ -894,6 +981,7 @@ int main(void)
         RT_TEST(test_hardened_attestation_extra),
         RT_TEST(test_baseline_identity),
         RT_TEST(test_hardened_no_host_loopback),
+        RT_TEST(test_hardened_no_unaccepted_loopback_connections),
         RT_TEST(test_baseline_host_network),
         RT_TEST(test_hardened_cannot_write_root),
         RT_TEST(test_baseline_root_writable_not_host),

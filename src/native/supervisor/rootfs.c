@@ -516,23 +516,3 @@ int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t
     close(dir);
     return rc;
 }
-
-int sup_loopback_up(asb_error_t *err)
-{
-    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s < 0)
-        return asb_err_sys(err, errno, "socket for lo");
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof(ifr));
-    strcpy(ifr.ifr_name, "lo");
-    int rc = 0;
-    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
-        rc = asb_err_sys(err, errno, "lo: get flags");
-    } else {
-        ifr.ifr_flags |= IFF_UP;
-        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-            rc = asb_err_sys(err, errno, "lo: up");
-    }
-    close(s);
-    return rc;
-}

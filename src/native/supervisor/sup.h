@@ -67,7 +67,6 @@ int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds);
 int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const char **workspace,
                    asb_error_t *err);
 int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
-int sup_loopback_up(asb_error_t *err);
 /* Every path string in a loader cache (buf, len) lies under /usr/ or /lib* (ld_cache.c). */
 bool sup_ld_cache_paths_visible(const char *buf, size_t len);
 

@@ -13,10 +13,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -160,6 +162,19 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
         fclose(f);
     }
     asb_wire_put_str(o, "net_ifaces", ifaces);
+
+    /* Whether lo is up (IFF_UP), as the kernel says: native hardened keeps it down. */
+    bool lo_up = true; /* unknown counts as up */
+    int ls = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (ls >= 0) {
+        struct ifreq ifr;
+        memset(&ifr, 0, sizeof(ifr));
+        strcpy(ifr.ifr_name, "lo");
+        if (ioctl(ls, SIOCGIFFLAGS, &ifr) == 0)
+            lo_up = (ifr.ifr_flags & IFF_UP) != 0;
+        close(ls);
+    }
+    asb_wire_put_bool(o, "loopback_up", lo_up);
 
     /* Root read-only: the mount flag and a real write attempt must both say so. */
     struct statvfs sv;
