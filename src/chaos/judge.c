@@ -642,6 +642,26 @@ static asb_chaos_verdict_t j_uffd(const asb_chaos_obs_t *o, const asb_result_t *
     return kernel_fd(o, ASB_CHAOS_FD_USERFAULTFD, "a userfaultfd", ev, n);
 }
 
+/* Queued connections nobody accepts, counted by the host's own TCP socket count (every network
+ * namespace's; the attack runs exclusive, so no other run adds to it). 4,000 connections make
+ * 4,000 to 8,000 sockets where they are possible; 2,000 more than at the start is the bar. */
+static asb_chaos_verdict_t j_tcp_backlog(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                         size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.tcp_alloc_base < 0)
+        return say(ASB_CHAOS_NA, ev, n, "the host's /proc/net/sockstat is not readable");
+    long grew = o->watch.tcp_alloc_peak - o->watch.tcp_alloc_base;
+    if (grew >= 2000)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host held %ld more TCP sockets during the run (memory no cgroup is "
+                   "charged for until accept)",
+                   grew);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the host's TCP socket count grew by only %ld", grew);
+}
+
 static asb_chaos_verdict_t j_userns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                     size_t n)
 {
@@ -698,6 +718,7 @@ static const struct {
     {"bpf_prog_load", j_bpf},
     {"perf_event_open", j_perf},
     {"userfaultfd", j_uffd},
+    {"tcp_backlog_hold", j_tcp_backlog},
     {"userns_nested", j_userns},
     {"fd_inherit", j_fd},
 };

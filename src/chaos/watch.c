@@ -389,6 +389,17 @@ static void scan(asb_chaos_watcher_t *wt, cache_slot_t *cache, unsigned long *ns
     wt->w.scans++;
 }
 
+/* The host's count of allocated TCP sockets (every network namespace), -1 when unreadable. */
+static long tcp_alloc(void)
+{
+    char buf[2048];
+    if (read_small("/proc/net/sockstat", buf, sizeof(buf)) <= 0)
+        return -1;
+    const char *p = strstr(buf, "\nTCP: ");
+    const char *a = p ? strstr(p, " alloc ") : NULL;
+    return a ? strtol(a + 7, NULL, 10) : -1;
+}
+
 static void *watch_main(void *arg)
 {
     asb_chaos_watcher_t *wt = arg;
@@ -399,6 +410,9 @@ static void *watch_main(void *arg)
         return NULL; /* no scans: the judges say `error`, never a guess */
     for (;;) {
         scan(wt, cache, ns, &n_ns);
+        long t = tcp_alloc();
+        if (t > wt->w.tcp_alloc_peak)
+            wt->w.tcp_alloc_peak = t;
         struct pollfd p = {.fd = wt->stop_efd, .events = POLLIN};
         if (poll(&p, 1, ASB_CHAOS_WATCH_INTERVAL_MS) > 0)
             break;
@@ -414,6 +428,7 @@ int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, 
     wt->fds = fds;
     wt->w.euid_seen = -1;
     wt->host_userns = ns_inode("/proc/self/ns/user");
+    wt->w.tcp_alloc_base = wt->w.tcp_alloc_peak = tcp_alloc();
     wt->host_pidns = ns_inode("/proc/self/ns/pid");
     wt->own_sid = (int)getsid(0);
     if ((wt->stop_efd = eventfd(0, EFD_CLOEXEC)) < 0)
