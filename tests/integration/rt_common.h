@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -437,6 +438,60 @@ RT_UNUSED static void rt_canary_plant(rt_canary_t *c, const char *dir)
 RT_UNUSED static void rt_canary_remove(rt_canary_t *c)
 {
     unlink(c->path);
+}
+
+/* One number from the host's /proc/net/sockstat "TCP:" line ("alloc": sockets of every network
+ * namespace; "mem": pages of TCP buffers), -1 when unreadable. The host's own evidence. */
+RT_UNUSED static long rt_sockstat_tcp(const char *field)
+{
+    size_t len;
+    char *t = rt_read_file("/proc/net/sockstat", &len);
+    char key[32];
+    snprintf(key, sizeof(key), " %s ", field);
+    const char *p = t ? strstr(t, "\nTCP: ") : NULL;
+    const char *f = p ? strstr(p, key) : NULL;
+    long n = f ? strtol(f + strlen(key), NULL, 10) : -1;
+    free(t);
+    return n;
+}
+
+/* The peak of rt_sockstat_tcp(field) while a run lives, sampled every 20 ms on a thread. */
+typedef struct rt_tcp_watch {
+    const char *field;
+    volatile bool stop;
+    long base, peak;
+    pthread_t thread;
+} rt_tcp_watch_t;
+
+RT_UNUSED static void *rt_tcp_watch_main(void *arg)
+{
+    rt_tcp_watch_t *w = arg;
+    while (!w->stop) {
+        long n = rt_sockstat_tcp(w->field);
+        if (n > w->peak)
+            w->peak = n;
+        usleep(20000);
+    }
+    return NULL;
+}
+
+RT_UNUSED static void rt_tcp_watch_start(rt_tcp_watch_t *w, const char *field)
+{
+    w->field = field;
+    w->stop = false;
+    w->base = w->peak = rt_sockstat_tcp(field);
+    if (w->base < 0 || pthread_create(&w->thread, NULL, rt_tcp_watch_main, w) != 0) {
+        fprintf(stderr, "cannot watch /proc/net/sockstat\n");
+        abort();
+    }
+}
+
+/* How much the field grew at its peak. */
+RT_UNUSED static long rt_tcp_watch_stop(rt_tcp_watch_t *w)
+{
+    w->stop = true;
+    pthread_join(w->thread, NULL);
+    return w->peak - w->base;
 }
 
 #endif

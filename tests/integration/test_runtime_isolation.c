@@ -259,37 +259,8 @@ static char *connect_code(int port)
  * ever accepting held 409,600 kernel sockets (1.1 GB) that no cgroup is charged for, and with
  * data pushed the host-wide TCP memory past its limit (red-team finding). The attempt is made
  * here, and judged from the host's own socket count (/proc/net/sockstat, TCP alloc): baseline,
- * on the host's network, is the control. */
-static long tcp_alloc(void)
-{
-    size_t len;
-    char *t = rt_read_file("/proc/net/sockstat", &len);
-    const char *p = t ? strstr(t, "\nTCP: ") : NULL;
-    const char *a = p ? strstr(p, " alloc ") : NULL;
-    long n = a ? strtol(a + 7, NULL, 10) : -1;
-    free(t);
-    return n;
-}
-
-typedef struct alloc_watch {
-    volatile bool stop;
-    long peak;
-} alloc_watch_t;
-
-static void *alloc_watch_main(void *arg)
-{
-    alloc_watch_t *w = arg;
-    while (!w->stop) {
-        long n = tcp_alloc();
-        if (n > w->peak)
-            w->peak = n;
-        usleep(20000);
-    }
-    return NULL;
-}
-
-/* How many more TCP sockets the host had at the peak of a run that opens 4 listeners on
- * 127.0.0.1 and connects 200 times to each without accepting. */
+ * on the host's network, is the control. How many more TCP sockets the host had at the peak of
+ * a run that opens 4 listeners on 127.0.0.1 and connects 200 times to each without accepting: */
 static long unaccepted_from(const char *profile, char **out)
 {
     asb_config_t cfg;
@@ -309,21 +280,17 @@ static long unaccepted_from(const char *profile, char **out)
                "except OSError as e:\n"
                "    print('net:', e.strerror)\n"
                "time.sleep(0.6)\n";
-    alloc_watch_t w = {.peak = tcp_alloc()};
-    long before = w.peak;
-    assert_true(before >= 0);
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, alloc_watch_main, &w), 0);
+    rt_tcp_watch_t w;
+    rt_tcp_watch_start(&w, "alloc");
     asb_result_t r;
     asb_error_t err;
     int rc = asb_run(&cfg, &r, &err);
-    w.stop = true;
-    pthread_join(th, NULL);
+    long grew = rt_tcp_watch_stop(&w);
     assert_int_equal(rc, 0);
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);
     *out = rt_fmt("%.*s", (int)r.out.len, r.out.data ? (const char *)r.out.data : "");
     asb_result_free(&r);
-    return w.peak - before;
+    return grew;
 }
 
 static void test_hardened_no_unaccepted_loopback_connections(void **state)

@@ -424,36 +424,6 @@ static void test_subprocess_dies_with_caller(void **state)
  * has a TCP limit (unset, one 128 MiB run held 2.2 GB of loopback buffers: red-team finding),
  * on v2 in memory.max. The program tries to queue ~400 MB on its own loopback; the host watches
  * the kernel's count of TCP buffer pages (/proc/net/sockstat), its own evidence. */
-typedef struct tcp_watch {
-    volatile bool stop;
-    long base, peak; /* pages */
-} tcp_watch_t;
-
-static long tcp_mem_pages(void)
-{
-    size_t len;
-    char *t = rt_read_file("/proc/net/sockstat", &len);
-    long pages = -1;
-    const char *p = t ? strstr(t, "\nTCP: ") : NULL;
-    const char *m = p ? strstr(p, " mem ") : NULL;
-    if (m)
-        pages = strtol(m + 5, NULL, 10);
-    free(t);
-    return pages;
-}
-
-static void *tcp_watch_main(void *arg)
-{
-    tcp_watch_t *w = arg;
-    while (!w->stop) {
-        long p = tcp_mem_pages();
-        if (p > w->peak)
-            w->peak = p;
-        usleep(20000);
-    }
-    return NULL;
-}
-
 static void test_tcp_buffers_count_against_memory(void **state)
 {
     (void)state;
@@ -476,17 +446,12 @@ static void test_tcp_buffers_count_against_memory(void **state)
                "        except OSError:\n            break\n"
                "print('queued', total >> 20, 'MiB')\n"
                "time.sleep(1.0)\n";
-    tcp_watch_t w = {.base = tcp_mem_pages()};
-    assert_true(w.base >= 0);
-    w.peak = w.base;
-    pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, tcp_watch_main, &w), 0);
+    rt_tcp_watch_t w;
+    rt_tcp_watch_start(&w, "mem");
     asb_result_t r;
     asb_error_t err;
     int rc = asb_run(&cfg, &r, &err);
-    w.stop = true;
-    pthread_join(th, NULL);
-    long grew_mib = (w.peak - w.base) * 4096 / (1024L * 1024L);
+    long grew_mib = rt_tcp_watch_stop(&w) * 4096 / (1024L * 1024L);
     fprintf(stderr, "  loopback TCP buffers: %s, host-wide TCP memory grew by %ld MiB (limit 64)\n",
             asb_status_name(r.status), grew_mib);
     assert_int_equal(rc, 0);
