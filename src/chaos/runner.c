@@ -207,6 +207,8 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
     }
     /* Processes of the run that no longer carry its nonce are found by what the watcher
      * learned (its session, the processes it saw). */
+    if (watching)
+        wt.anch.end_ticks = asb_chaos_now_ticks();
     const asb_chaos_anchors_t *anchors = watching ? &wt.anch : NULL;
     asb_chaos_beacon_stop(&b, &o);
     if (a->flags & ASB_CHAOS_AFTER) {

@@ -256,11 +256,19 @@ static bool session_is_runs(const asb_chaos_anchors_t *a, const asb_chaos_anchor
     return false;
 }
 
-/* use_pidns: only while the run is live (its namespaces cannot have been freed and reused). */
-static bool anchored(const asb_chaos_anchors_t *a, int pid, int ppid, int sid, bool use_pidns)
+/* live: the run has not returned yet. Its session's leader is then alive or an unreaped zombie,
+ * which keeps the session id from being handed out again, and its namespaces exist; so a
+ * matching session or pid namespace is the run's. After the run, a session id may have been
+ * reused once its last member died: a process in it is the run's when it started before the run
+ * returned (start <= end_ticks, when the id was still held) or while a member the watcher saw
+ * is alive in it (review finding: a reused id got an unrelated daemon killed); pid namespaces
+ * are not used then (their inodes are reused once freed). */
+static bool anchored(const asb_chaos_anchors_t *a, int pid, unsigned long long start, int ppid,
+                     int sid, bool live)
 {
     for (int i = 0; i < a->n_sids; i++)
-        if (a->sids[i].id == (unsigned long)sid && session_is_runs(a, &a->sids[i]))
+        if (a->sids[i].id == (unsigned long)sid &&
+            (live || (a->end_ticks && start <= a->end_ticks) || session_is_runs(a, &a->sids[i])))
             return true;
     if (ppid > 1) {
         /* The parent by pid and start time: a seen pid reused by a host process is not it. */
@@ -270,7 +278,7 @@ static bool anchored(const asb_chaos_anchors_t *a, int pid, int ppid, int sid, b
         if (pst && has_seen(a, ppid, pst))
             return true;
     }
-    if (use_pidns && a->n_pidns > 0) {
+    if (live && a->n_pidns > 0) {
         unsigned long ns = pidns_of(pid);
         for (int i = 0; ns && i < a->n_pidns; i++)
             if (a->pidns[i].id == ns && same_process(a->pidns[i].pid, a->pidns[i].start) == 1)
@@ -324,7 +332,7 @@ static bool is_run_process(asb_chaos_watcher_t *wt, cache_slot_t *cache, int pid
     if (match)
         add_anchors(wt, pid, st, sid);
     else
-        match = has_seen(&wt->anch, pid, st) || anchored(&wt->anch, pid, ppid, sid, true);
+        match = has_seen(&wt->anch, pid, st) || anchored(&wt->anch, pid, st, ppid, sid, true);
     if (match && !has_seen(&wt->anch, pid, st) && wt->anch.n_seen < ASB_CHAOS_MAX_SEEN) {
         wt->anch.seen[wt->anch.n_seen].pid = pid;
         wt->anch.seen[wt->anch.n_seen].start = st;
@@ -443,6 +451,16 @@ int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, 
     return 0;
 }
 
+unsigned long long asb_chaos_now_ticks(void)
+{
+    struct timespec ts;
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+        return 0;
+    return (unsigned long long)ts.tv_sec * (unsigned long long)hz +
+           (unsigned long long)ts.tv_nsec / (1000000000ull / (unsigned long long)hz) + 1;
+}
+
 void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out)
 {
     if (wt->running) {
@@ -481,7 +499,7 @@ int asb_chaos_survivors(const char *nonce, const asb_chaos_anchors_t *anchors, b
             char comm[20];
             int ppid = 0, sid = 0;
             unsigned long long st = proc_stat(pid, comm, sizeof(comm), &ppid, &sid);
-            ours = st && (has_seen(anchors, pid, st) || anchored(anchors, pid, 0, sid, false));
+            ours = st && (has_seen(anchors, pid, st) || anchored(anchors, pid, st, 0, sid, false));
         }
         if (!ours) {
             if (pidfd >= 0)

@@ -29,9 +29,10 @@ typedef struct asb_chaos_anchor {
 } asb_chaos_anchor_t;
 
 /* Namespace inodes, session ids and pids are reused once freed, so each tie is checked: a pid
- * namespace holds while the process it was learned from is alive; a session while its leader
- * is that same process, or a process seen as the run's is alive in it (a session id is not
- * handed out again while a member uses it); a parent by its pid and start time. */
+ * namespace only while the run lives and the process it was learned from is alive; a session
+ * while the run lives (its leader, alive or an unreaped zombie, holds the id), and after it for
+ * processes that started before it returned or while a member seen as the run's is alive in it;
+ * a parent by its pid and start time (watch.c, anchored). */
 typedef struct asb_chaos_anchors {
     asb_chaos_anchor_t pidns[ASB_CHAOS_MAX_ANCHORS]; /* pid namespaces other than the host's */
     int n_pidns;
@@ -42,6 +43,7 @@ typedef struct asb_chaos_anchors {
         unsigned long long start;
     } seen[ASB_CHAOS_MAX_SEEN]; /* every process of the run seen (pid, start time) */
     int n_seen;
+    unsigned long long end_ticks; /* when the run returned, in /proc start-time ticks; 0: not yet */
 } asb_chaos_anchors_t;
 
 typedef struct asb_chaos_watcher {
@@ -56,6 +58,9 @@ typedef struct asb_chaos_watcher {
     unsigned gen; /* bumped when an anchor is added: cached "not the run's" answers expire */
     asb_chaos_anchors_t anch;
 } asb_chaos_watcher_t;
+
+/* Now, in the units of /proc/PID/stat's start time (clock ticks since boot), rounded up. */
+unsigned long long asb_chaos_now_ticks(void);
 
 int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, asb_error_t *err);
 void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out);
