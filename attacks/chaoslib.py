@@ -4,7 +4,10 @@ Every attack is run as `python3 ATTACK.py NONCE` inside the sandbox; the harness
 parameters as ASB_CHAOS_* environment additions. What an attack prints is never evidence by
 itself: the harness judges from what it observes (its listeners, its files, /proc, its clocks).
 """
+import ctypes
+import ctypes.util
 import os
+import platform
 import signal
 import sys
 import time
@@ -48,3 +51,15 @@ def read_bytes(path, limit=1 << 20):
     except OSError as e:
         say("read", path, "failed:", e)
         return b""
+
+
+def syscall(numbers, *args):
+    """A raw system call: numbers maps platform.machine() to its number on that architecture.
+    Returns (result, errno); an architecture not in numbers ends the attack with a message."""
+    nr = numbers.get(platform.machine())
+    if nr is None:
+        raise SystemExit("no syscall number for " + platform.machine())
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    r = libc.syscall(nr, *args)
+    return r, (ctypes.get_errno() if r < 0 else 0)
