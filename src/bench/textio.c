@@ -11,6 +11,22 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* A full buffer of *alloc bytes (plus `extra` allocated past them) made larger: doubled, never
+ * beyond cap + 1, so that one byte more than the cap still shows the input is too large. */
+static int grow_buffer(void **buf, size_t *alloc, size_t extra, size_t cap, const char *path,
+                       const char *what, asb_error_t *err)
+{
+    if (*alloc > cap)
+        return asb_err(err, -EFBIG, "%s: larger than %zu bytes%s", path, cap, what);
+    size_t grow = *alloc * 2 < cap + 1 ? *alloc * 2 : cap + 1;
+    void *nb = realloc(*buf, grow + extra);
+    if (!nb)
+        return asb_err_sys(err, ENOMEM, "read %s", path);
+    *buf = nb;
+    *alloc = grow;
+    return 0;
+}
+
 /* The whole regular file, at most cap bytes (O_NONBLOCK: opening a FIFO must not wait for a
  * writer before the type check refuses it; red-team finding: it hung the harness). */
 static int read_raw(const char *path, size_t cap, unsigned char **data, size_t *len,
@@ -32,20 +48,8 @@ static int read_raw(const char *path, size_t cap, unsigned char **data, size_t *
     unsigned char *buf = malloc(alloc);
     int rc = buf ? 0 : asb_err_sys(err, ENOMEM, "read %s", path);
     while (rc == 0) {
-        if (n == alloc) {
-            if (alloc > cap) {
-                rc = asb_err(err, -EFBIG, "%s: larger than %zu bytes", path, cap);
-                break;
-            }
-            size_t grow = alloc * 2 < cap + 1 ? alloc * 2 : cap + 1; /* never 2x the cap */
-            unsigned char *nb = realloc(buf, grow);
-            if (!nb) {
-                rc = asb_err_sys(err, ENOMEM, "read %s", path);
-                break;
-            }
-            buf = nb;
-            alloc = grow;
-        }
+        if (n == alloc && (rc = grow_buffer((void **)&buf, &alloc, 0, cap, path, "", err)) < 0)
+            break;
         ssize_t got = read(fd, buf + n, alloc - n);
         if (got < 0 && errno == EINTR)
             continue;
@@ -85,20 +89,9 @@ static int gunzip(const char *path, const unsigned char *raw, size_t len, size_t
     int rc = buf ? 0 : asb_err_sys(err, ENOMEM, "read %s", path);
     size_t pos = 0;
     while (rc == 0) {
-        if (n == alloc) {
-            if (alloc > cap) {
-                rc = asb_err(err, -EFBIG, "%s: larger than %zu bytes uncompressed", path, cap);
-                break;
-            }
-            size_t grow = alloc * 2 < cap + 1 ? alloc * 2 : cap + 1; /* never 2x the cap */
-            char *nb = realloc(buf, grow + 1);
-            if (!nb) {
-                rc = asb_err_sys(err, ENOMEM, "read %s", path);
-                break;
-            }
-            buf = nb;
-            alloc = grow;
-        }
+        if (n == alloc &&
+            (rc = grow_buffer((void **)&buf, &alloc, 1, cap, path, " uncompressed", err)) < 0)
+            break;
         size_t in_chunk = len - pos > (1u << 30) ? 1u << 30 : len - pos;
         size_t out_chunk = alloc - n > (1u << 30) ? 1u << 30 : alloc - n;
         z.next_in = (unsigned char *)raw + pos;

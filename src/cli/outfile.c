@@ -204,20 +204,19 @@ int cli_output_write(const char *flag, const char *path, const void *data, size_
         close(dirfd);
         return -1;
     }
-    int wdir = dirfd; /* an O_PATH directory fd serves openat, renameat and unlinkat */
     char tmp[300];
     unsigned char r[6];
     if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
         cli_error("%s '%s': no random name for the temporary file", flag, path);
-        close(wdir);
+        close(dirfd);
         return -1;
     }
     snprintf(tmp, sizeof(tmp), ".%.200s.tmp%02x%02x%02x%02x%02x%02x", base, r[0], r[1], r[2], r[3],
              r[4], r[5]);
-    int fd = openat(wdir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         cli_error("%s '%s': %s", flag, path, strerror(errno));
-        close(wdir);
+        close(dirfd);
         return -1;
     }
     int rc = write_all(fd, data, len);
@@ -225,12 +224,12 @@ int cli_output_write(const char *flag, const char *path, const void *data, size_
         rc = -1;
     if (close(fd) < 0)
         rc = -1;
-    if (rc == 0 && renameat(wdir, tmp, wdir, base) < 0)
+    if (rc == 0 && renameat(dirfd, tmp, dirfd, base) < 0)
         rc = -1;
     if (rc < 0) {
         cli_error("%s '%s': %s", flag, path, strerror(errno));
-        unlinkat(wdir, tmp, 0);
+        unlinkat(dirfd, tmp, 0);
     }
-    close(wdir);
+    close(dirfd);
     return rc;
 }

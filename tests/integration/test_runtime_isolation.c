@@ -6,7 +6,6 @@
 #include "rt_common.h"
 
 #include <linux/capability.h>
-#include <pthread.h>
 
 #define CAPBIT(c) (1ull << (c))
 /* Docker's default capability set, written out here independently of src/core/profiles.c so a
