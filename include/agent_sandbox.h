@@ -141,6 +141,13 @@ typedef struct asb_attestation {
     char *hostname;
     char *pid_ns;     /* e.g. "pid:[4026532345]" (differs from the host's) */
     bool loopback_up; /* lo is up (native hardened keeps it down; docker's "none" has it up) */
+    /* Process state that must not come from the caller (its personality, OOM protection,
+     * real-time priority): the workload's, as the kernel reported it. */
+    char *domainname;     /* NIS domain name: "(none)" */
+    long personality;     /* 0 (PER_LINUX): no ADDR_NO_RANDOMIZE, no READ_IMPLIES_EXEC */
+    long oom_score_adj;   /* ASB_SANDBOX_OOM_SCORE_ADJ: the host's OOM killer takes it first */
+    int sched_policy;     /* SCHED_OTHER, SCHED_BATCH or SCHED_IDLE: never real-time */
+    long long rtprio_max; /* hard RLIMIT_RTPRIO: 0 */
 } asb_attestation_t;
 
 typedef struct asb_result {

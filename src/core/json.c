@@ -138,6 +138,11 @@ static json_t *attestation_json(const asb_attestation_t *a)
     json_object_set_new(o, "loopback_up", json_boolean(a->loopback_up));
     json_object_set_new(o, "root_readonly", json_boolean(a->root_readonly));
     json_object_set_new(o, "hostname", json_string(a->hostname ? a->hostname : ""));
+    json_object_set_new(o, "domainname", json_string(a->domainname ? a->domainname : ""));
+    json_object_set_new(o, "personality", json_integer(a->personality));
+    json_object_set_new(o, "oom_score_adj", json_integer(a->oom_score_adj));
+    json_object_set_new(o, "sched_policy", json_integer(a->sched_policy));
+    json_object_set_new(o, "rtprio_max", json_integer(a->rtprio_max));
     json_object_set_new(o, "pid_ns", json_string(a->pid_ns ? a->pid_ns : ""));
     return o;
 }

@@ -80,6 +80,13 @@
 #define ASB_SANDBOX_INOTIFY_INSTANCES 16 /* /proc/sys/user/max_inotify_instances in its userns */
 #define ASB_SANDBOX_INOTIFY_WATCHES 8192 /* /proc/sys/user/max_inotify_watches in its userns */
 
+/* Process state a sandbox never takes over from its caller (supervisor/inherited.c; red-team
+ * finding: the caller's personality, NIS domain, OOM protection and real-time scheduling all
+ * reached the workload). The host's OOM killer takes sandboxed code before anything else. */
+#define ASB_SANDBOX_OOM_SCORE_ADJ 1000
+#define ASB_SANDBOX_DOMAINNAME "(none)" /* the kernel's own default: no NIS domain */
+#define ASB_SANDBOX_UMASK 022
+
 /* Names and places. */
 #define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
 #define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */

@@ -56,8 +56,9 @@ void asb_attestation_free(asb_attestation_t *a)
     free(a->mismatch);
     free(a->net_ifaces);
     free(a->hostname);
+    free(a->domainname);
     free(a->pid_ns);
-    a->mismatch = a->net_ifaces = a->hostname = a->pid_ns = NULL;
+    a->mismatch = a->net_ifaces = a->hostname = a->pid_ns = a->domainname = NULL;
 }
 
 void asb_result_free(asb_result_t *res)

@@ -216,6 +216,9 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
         secopt, "Privileged", 0, "Memory", mem, "MemorySwap", mem, "PidsLimit", pids, "NanoCpus",
         nano, "Tmpfs", tmpfs, "Mounts", mounts, "Ulimits", ulimits, "LogConfig", "Type", "none",
         "AutoRemove", 0, "IpcMode", "private", "MaskedPaths", masked);
+    /* The host's OOM killer takes sandboxed code first, as in the native backend (the runtime
+     * writes it as root, so the container cannot lower it again). */
+    json_object_set_new(host, "OomScoreAdj", json_integer(ASB_SANDBOX_OOM_SCORE_ADJ));
     json_t *body = json_pack(
         "{s:s, s:[s,s], s:[], s:[s], s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, "
         "s:{s:s, s:s, s:s}, s:o}",
@@ -225,6 +228,8 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
         "AttachStderr", 1, "OpenStdin", 1, "StdinOnce", 1, "Tty", 0, "NetworkDisabled", p.ns_net,
         "Labels", ASB_DOCKER_LABEL_OWNER, ctx->owner_tag, ASB_DOCKER_LABEL_RUN, plan->run_id,
         ASB_DOCKER_LABEL_PROFILE, p.name, "HostConfig", host);
+    /* Otherwise the container's UTS namespace keeps the daemon's NIS domain name. */
+    json_object_set_new(body, "Domainname", json_string(ASB_SANDBOX_DOMAINNAME));
     free(env);
     return body;
 }
@@ -352,6 +357,8 @@ char **asb_docker_run_argv(const json_t *body, const char *name)
     pushf(&s, "--ipc=%s", sget(h, "IpcMode"));
     pushf(&s, "--log-driver=%s", sget(json_object_get(h, "LogConfig"), "Type"));
     pushf(&s, "--hostname=%s", sget(body, "Hostname"));
+    pushf(&s, "--domainname=%s", sget(body, "Domainname"));
+    pushf(&s, "--oom-score-adj=%lld", (long long)iget(h, "OomScoreAdj"));
     pushf(&s, "--workdir=%s", sget(body, "WorkingDir"));
     json_object_foreach((json_t *)json_object_get(body, "Labels"), k, v)
     {

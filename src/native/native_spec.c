@@ -5,8 +5,10 @@
 #include "native/wire_json.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -98,14 +100,21 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->net_ifaces = strdup(ifs ? ifs : "");
     a->hostname = strdup(host ? host : "");
     a->pid_ns = strdup(pidns ? pidns : "");
+    const char *dom = json_string_value(json_object_get(att, "domainname"));
+    a->domainname = strdup(dom ? dom : "");
+    a->personality = (long)json_integer_value(json_object_get(att, "personality"));
+    a->oom_score_adj = (long)json_integer_value(json_object_get(att, "oom_score_adj"));
+    a->sched_policy = (int)json_integer_value(json_object_get(att, "sched_policy"));
+    a->rtprio_max = (long long)json_integer_value(json_object_get(att, "rtprio_max"));
     /* Every field must be there with its type: a missing integer would read as 0, which is
      * exactly what hardened expects of the capability sets. */
     static const char *const ints[] = {
-        "uid",     "gid",          "cap_eff",      "cap_prm",      "cap_inh",     "cap_bnd",
-        "cap_amb", "no_new_privs", "seccomp_mode", "landlock_abi", "memfd_noexec"};
+        "uid",          "gid",         "cap_eff",       "cap_prm",      "cap_inh",
+        "cap_bnd",      "cap_amb",     "no_new_privs",  "seccomp_mode", "landlock_abi",
+        "memfd_noexec", "personality", "oom_score_adj", "sched_policy", "rtprio_max"};
     static const char *const bools[] = {"landlock_enforced", "root_readonly",
                                         "abstract_unix_scoped", "loopback_up"};
-    static const char *const strs[] = {"net_ifaces", "hostname", "pid_ns"};
+    static const char *const strs[] = {"net_ifaces", "hostname", "pid_ns", "domainname"};
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
         if (!json_is_integer(json_object_get(att, ints[i])))
             append(why, sizeof(why), "%s%s missing (%lld/%lld)", ints[i], 0, 0);
@@ -155,6 +164,22 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         append(why, sizeof(why), "%s%s want %lld got %lld", "root read-only", 1, 0);
     if (p->ns_uts && strcmp(a->hostname, ASB_SANDBOX_HOSTNAME) != 0)
         append(why, sizeof(why), "%s%s want sandbox (%lld/%lld)", "hostname", 0, 0);
+    if (p->ns_uts && strcmp(a->domainname, ASB_SANDBOX_DOMAINNAME) != 0)
+        append(why, sizeof(why), "%s%s want " ASB_SANDBOX_DOMAINNAME " (%lld/%lld)", "domainname",
+               0, 0);
+    /* Nothing of the caller's process state (inherited.c; red-team finding). */
+    if (a->personality != PER_LINUX)
+        append(why, sizeof(why), "%s%s want %llx got %llx", "personality", PER_LINUX,
+               (long long)a->personality);
+    if (a->oom_score_adj != ASB_SANDBOX_OOM_SCORE_ADJ)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "oom_score_adj",
+               ASB_SANDBOX_OOM_SCORE_ADJ, (long long)a->oom_score_adj);
+    if (a->sched_policy != SCHED_OTHER && a->sched_policy != SCHED_BATCH &&
+        a->sched_policy != SCHED_IDLE)
+        append(why, sizeof(why), "%s%s want other, batch or idle, got %lld%.0lld",
+               "scheduling policy", a->sched_policy, 0);
+    if (a->rtprio_max != 0)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_RTPRIO", 0, a->rtprio_max);
     a->valid = why[0] == '\0';
     if (!a->valid)
         a->mismatch = strdup(why);

@@ -6,6 +6,9 @@
 #include "rt_common.h"
 
 #include <linux/capability.h>
+#include <sched.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
 
 #define CAPBIT(c) (1ull << (c))
 /* Docker's default capability set, written out here independently of src/core/profiles.c so a
@@ -935,6 +938,102 @@ static void test_no_shared_host_inodes(void **state)
     asb_result_free(&r);
 }
 
+/* What the caller's process state must not hand to a workload: its personality (under
+ * `setarch -R` or a debugger every workload ran without ASLR), its NIS domain name, its OOM
+ * protection, a real-time scheduling class, a negative nice value and the RLIMIT_RTPRIO that
+ * allows one (red-team findings). The test makes itself such a caller, checks that it is one
+ * (the control), runs both isolating profiles and restores itself. */
+static bool write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+    close(fd);
+    return ok;
+}
+
+static void test_caller_state_not_inherited(void **state)
+{
+    (void)state;
+    static const char dom[] = "asb-caller.example";
+    char *old_adj = rt_read_file("/proc/self/oom_score_adj", NULL);
+    assert_non_null(old_adj);
+    int old_pers = personality(0xffffffff);
+    int old_pol = sched_getscheduler(0);
+    errno = 0;
+    int old_nice = getpriority(PRIO_PROCESS, 0);
+    struct rlimit old_rt;
+    assert_int_equal(getrlimit(RLIMIT_RTPRIO, &old_rt), 0);
+
+    assert_true(personality(ADDR_NO_RANDOMIZE) >= 0);
+    assert_int_equal(unshare(CLONE_NEWUTS), 0); /* this thread's own: the host keeps its name */
+    assert_int_equal(setdomainname(dom, strlen(dom)), 0);
+    /* OOM protection needs CAP_SYS_RESOURCE, which some hosts (this VM) withhold even from
+     * root: then a value other than the sandbox's stands in for it. */
+    if (!write_text("/proc/self/oom_score_adj", "-500")) {
+        print_message("  note: no CAP_SYS_RESOURCE for a negative oom_score_adj (%s): the "
+                      "caller's is 300 instead\n",
+                      strerror(errno));
+        assert_true(write_text("/proc/self/oom_score_adj", "300"));
+    }
+    struct rlimit rt = {50, 50}; /* raising the hard limit needs CAP_SYS_RESOURCE as well */
+    if (setrlimit(RLIMIT_RTPRIO, &rt) < 0)
+        print_message("  note: RLIMIT_RTPRIO stays %llu here (%s)\n",
+                      (unsigned long long)old_rt.rlim_max, strerror(errno));
+    assert_int_equal(setpriority(PRIO_PROCESS, 0, -5), 0);
+    struct sched_param sp = {.sched_priority = 1};
+    bool fifo = sched_setscheduler(0, SCHED_FIFO, &sp) == 0; /* RT group scheduling may refuse */
+    if (!fifo)
+        print_message("  note: SCHED_FIFO not available to the test (%s): that part is not "
+                      "exercised\n",
+                      strerror(errno));
+    /* The control: this process is such a caller. */
+    char *mine = rt_read_file("/proc/self/personality", NULL);
+    assert_non_null(mine);
+    assert_string_equal(mine, "00040000\n");
+    free(mine);
+    char *mydom = rt_read_file("/proc/sys/kernel/domainname", NULL);
+    assert_non_null(mydom);
+    assert_string_equal(mydom, "asb-caller.example\n");
+    free(mydom);
+
+    static const char code[] = "import resource\n"
+                               "st = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n"
+                               "print(open('/proc/self/personality').read().strip(),\n"
+                               "      open('/proc/self/oom_score_adj').read().strip(),\n"
+                               "      open('/proc/sys/kernel/domainname').read().strip(),\n"
+                               "      'nice', st[16], 'policy', st[38],\n"
+                               "      'rtprio', resource.getrlimit(resource.RLIMIT_RTPRIO)[1])\n";
+    static const char *const profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        if (r.status != ASB_STATUS_COMPLETED ||
+            !rt_bytes_eq(&r.out, "00000000 1000 (none) nice 0 policy 0 rtprio 0\n"))
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_eq(&r.out, "00000000 1000 (none) nice 0 policy 0 rtprio 0\n"));
+        const asb_attestation_t *a = &r.attestation;
+        assert_true(a->valid);
+        assert_int_equal(a->personality, 0);
+        assert_int_equal(a->oom_score_adj, 1000);
+        assert_non_null(a->domainname);
+        assert_string_equal(a->domainname, "(none)");
+        assert_int_equal(a->sched_policy, SCHED_OTHER);
+        assert_int_equal(a->rtprio_max, 0);
+        asb_result_free(&r);
+    }
+
+    struct sched_param sp0 = {.sched_priority = 0};
+    if (fifo)
+        assert_int_equal(sched_setscheduler(0, old_pol, &sp0), 0);
+    assert_int_equal(setpriority(PRIO_PROCESS, 0, old_nice), 0);
+    assert_int_equal(setrlimit(RLIMIT_RTPRIO, &old_rt), 0);
+    assert_true(write_text("/proc/self/oom_score_adj", old_adj));
+    free(old_adj);
+    assert_true(personality((unsigned long)old_pers) >= 0);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -963,6 +1062,7 @@ int main(void)
         RT_TEST(test_concurrent_sandboxes_own_host_uids),
         RT_TEST(test_proc_hides_host_identity),
         RT_TEST(test_no_shared_host_inodes),
+        RT_TEST(test_caller_state_not_inherited),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

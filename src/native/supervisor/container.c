@@ -22,11 +22,13 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -403,6 +405,13 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     asb_wire_get_bool(a, alen, "root_readonly", &ro);
     asb_wire_get_str(a, alen, "net_ifaces", &ifs);
     asb_wire_get_str(a, alen, "hostname", &host);
+    int64_t pers = -1, adj = -1, pol = -1, rtmax = -1;
+    char *dom = NULL;
+    asb_wire_get_int(a, alen, "personality", &pers);
+    asb_wire_get_int(a, alen, "oom_score_adj", &adj);
+    asb_wire_get_int(a, alen, "sched_policy", &pol);
+    asb_wire_get_int(a, alen, "rtprio_max", &rtmax);
+    asb_wire_get_str(a, alen, "domainname", &dom);
     uint64_t want = s->caps_none ? 0 : s->caps_keep;
     if (uid != s->uid)
         note(why, len, "uid");
@@ -421,7 +430,12 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
         note(why, len, "root read-only");
     if (!host || strcmp(host, s->hostname) != 0)
         note(why, len, "hostname");
-    free(ifs), free(host);
+    if (!dom || strcmp(dom, ASB_SANDBOX_DOMAINNAME) != 0)
+        note(why, len, "domainname");
+    if (pers != PER_LINUX || adj != ASB_SANDBOX_OOM_SCORE_ADJ || rtmax != 0 ||
+        (pol != SCHED_OTHER && pol != SCHED_BATCH && pol != SCHED_IDLE))
+        note(why, len, "process state from the runtime (personality, OOM score, scheduling)");
+    free(ifs), free(host), free(dom);
     return why[0] == '\0';
 }
 
@@ -565,6 +579,10 @@ int sup_container_main(void)
     if (prc < 0)
         return fatal(NULL, err.message);
     clearenv(); /* the workload gets exactly the spec's env */
+    /* What Docker's runtime passed down (personality, scheduling, umask, rlimits) is reset as
+     * in the native backend; the OOM score adjustment Docker set itself (OomScoreAdj). */
+    if (sup_reset_inherited(&err) < 0)
+        return fatal(spec.nonce, err.message);
     int stdin_fd = -1;
     if (stage_inputs(&spec, &stdin_fd, &err) < 0)
         return fatal(spec.nonce, err.message);

@@ -172,6 +172,9 @@ int main(int argc, char **argv)
     if (sup_spec_read(ASB_FD_SPEC, &spec, &err) < 0)
         return fatal(NULL, err.message);
     close(ASB_FD_SPEC);
+    /* Nothing of the caller's personality, OOM protection or priority goes further. */
+    if (sup_reset_inherited(&err) < 0)
+        return fatal(&spec, err.message);
     const char *workspace = NULL;
     int usr_tree = -1;
     if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
@@ -211,8 +214,11 @@ int main(int argc, char **argv)
         return fatal(&spec, err.message);
     }
 
-    if (sethostname("sandbox", 7) < 0)
-        return fatal(&spec, "sethostname failed");
+    /* The new UTS namespace starts as a copy of the caller's: both names are replaced (the NIS
+     * domain name leaked the caller's until a red team noticed). */
+    if (sethostname(ASB_SANDBOX_HOSTNAME, strlen(ASB_SANDBOX_HOSTNAME)) < 0 ||
+        setdomainname(ASB_SANDBOX_DOMAINNAME, strlen(ASB_SANDBOX_DOMAINNAME)) < 0)
+        return fatal(&spec, "sethostname/setdomainname failed");
     /* The network namespace's lo stays down: with it up, listening sockets on 127.0.0.1 let a
      * workload hold connections it never accepts, and the kernel charges those (and what
      * queues on them) to no cgroup: one run held 1.1 GB of host memory that way and filled the

@@ -70,6 +70,11 @@ int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t
 /* Every path string in a loader cache (buf, len) lies under /usr/ or /lib* (ld_cache.c). */
 bool sup_ld_cache_paths_visible(const char *buf, size_t len);
 
+/* inherited.c: the caller's personality, OOM score adjustment, real-time scheduling and I/O
+ * class, nice value below 0, umask and RLIMIT_RTPRIO/RLIMIT_NICE, reset for this process and
+ * everything it forks. 0, or a negative code with err set. */
+int sup_reset_inherited(asb_error_t *err);
+
 /* Landlock: ABI offered by this kernel (0 = none); restrict the calling thread. */
 int sup_landlock_abi(void);
 /* Scoping only (no file system rules): abstract unix sockets and signals stay inside. */

@@ -14,11 +14,14 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -224,7 +227,30 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     asb_wire_put_int(o, "memfd_noexec", mfd_mode);
 
     struct utsname u;
-    asb_wire_put_str(o, "hostname", uname(&u) == 0 ? u.nodename : "");
+    bool named = uname(&u) == 0;
+    asb_wire_put_str(o, "hostname", named ? u.nodename : "");
+    asb_wire_put_str(o, "domainname", named ? u.domainname : "");
+
+    /* What a caller's process state could have handed down (inherited.c): the personality
+     * (ADDR_NO_RANDOMIZE turns ASLR off), the OOM score adjustment, a real-time scheduling
+     * class and the limit that would let the program take one. Unknown reads as a value no
+     * check accepts. */
+    asb_wire_put_int(o, "personality", (int64_t)(unsigned)personality(0xffffffff));
+    int64_t adj = INT64_MIN;
+    int af = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+    if (af >= 0) {
+        char b[16] = "";
+        if (read(af, b, sizeof(b) - 1) > 0)
+            adj = atoi(b);
+        close(af);
+    }
+    asb_wire_put_int(o, "oom_score_adj", adj);
+    asb_wire_put_int(o, "sched_policy", syscall(SYS_sched_getscheduler, 0)); /* musl: ENOSYS */
+    struct rlimit rt;
+    asb_wire_put_int(o, "rtprio_max",
+                     getrlimit(RLIMIT_RTPRIO, &rt) == 0 && rt.rlim_max != RLIM_INFINITY
+                         ? (int64_t)rt.rlim_max
+                         : INT64_MAX);
     char ns[64];
     ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
     ns[n > 0 ? n : 0] = '\0';
