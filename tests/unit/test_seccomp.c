@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
@@ -572,6 +573,111 @@ static void test_hardened_python(void **state)
     python_under(ASB_SECCOMP_HARDENED);
 }
 
+/* ---- POSIX_FADV_DONTNEED: a no-op under hardened ----------------------------------------------
+ */
+
+/* A file on a disk-backed file system (tmpfs pages do not leave the cache on advice), written,
+ * synced (DONTNEED drops clean pages only) and read back, so that its pages are cached. */
+#define FADV_PAGES 16
+static char fadv_path[64];
+
+static int probe_fadvise_dontneed(void)
+{
+    int fd = open(fadv_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 200;
+    int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* returns the error number */
+    close(fd);
+    return rc;
+}
+
+/* An advice the kernel does not know: EINVAL shows the call reached it (the filter's own
+ * refusal would be EPERM). */
+static int probe_fadvise_unknown(void)
+{
+    int fd = open(fadv_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 200;
+    int rc = posix_fadvise(fd, 0, 0, 99);
+    close(fd);
+    return rc;
+}
+
+/* The host's view: how many of the file's pages are in the page cache (mincore). */
+static int cached_pages(void)
+{
+    int fd = open(fadv_path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    long pg = sysconf(_SC_PAGESIZE);
+    void *m = mmap(NULL, (size_t)(FADV_PAGES * pg), PROT_READ, MAP_SHARED, fd, 0);
+    assert_true(m != MAP_FAILED);
+    unsigned char vec[FADV_PAGES];
+    assert_int_equal(mincore(m, (size_t)(FADV_PAGES * pg), vec), 0);
+    int n = 0;
+    for (int i = 0; i < FADV_PAGES; i++)
+        n += vec[i] & 1;
+    munmap(m, (size_t)(FADV_PAGES * pg));
+    close(fd);
+    return n;
+}
+
+static void fill_cache(void)
+{
+    int fd = open(fadv_path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    char buf[4096];
+    while (read(fd, buf, sizeof(buf)) > 0)
+        ;
+    close(fd);
+}
+
+/* Red-team finding: hardened emptied the host's page cache of any /usr file it could open, and
+ * by dropping and rereading drove gigabytes of disk reads. Under hardened the advice returns 0
+ * and the pages stay; docker_default (baseline, as Docker) is the control that drops them. */
+static void test_hardened_fadvise_dontneed_keeps_cache(void **state)
+{
+    (void)state;
+    snprintf(fadv_path, sizeof(fadv_path), "/var/tmp/asb-fadvise-XXXXXX");
+    int fd = mkstemp(fadv_path);
+    if (fd < 0) {
+        print_message("  skip: no writable /var/tmp (%s)\n", strerror(errno));
+        skip();
+    }
+    long pg = sysconf(_SC_PAGESIZE);
+    char *buf = calloc(1, (size_t)pg);
+    assert_non_null(buf);
+    for (int i = 0; i < FADV_PAGES; i++) {
+        memset(buf, 'a' + i, (size_t)pg);
+        assert_int_equal(write(fd, buf, (size_t)pg), pg);
+    }
+    free(buf);
+    assert_int_equal(fsync(fd), 0);
+    close(fd);
+
+    fill_cache();
+    int before = cached_pages();
+    outcome_t control = run_probe(ASB_SECCOMP_DOCKER_DEFAULT, probe_fadvise_dontneed);
+    int after_control = cached_pages();
+    fill_cache();
+    int refilled = cached_pages();
+    outcome_t hard = run_probe(ASB_SECCOMP_HARDENED, probe_fadvise_dontneed);
+    int after_hardened = cached_pages();
+    outcome_t other = run_probe(ASB_SECCOMP_HARDENED, probe_fadvise_unknown);
+    unlink(fadv_path);
+
+    if (before != FADV_PAGES || control.code != 0 || after_control != 0 || refilled != FADV_PAGES) {
+        print_message("  skip: this file system keeps its pages on DONTNEED (cached %d, after the "
+                      "control %d, control errno %d)\n",
+                      before, after_control, control.code);
+        skip();
+    }
+    assert_int_equal(hard.signal, 0);
+    assert_int_equal(hard.code, 0);               /* the caller sees success */
+    assert_int_equal(after_hardened, FADV_PAGES); /* and nothing left the cache */
+    assert_int_equal(other.signal, 0);
+    assert_int_equal(other.code, EINVAL); /* other advice still reaches the kernel */
+}
+
 /* ---- the install function itself ------------------------------------------------------------- */
 
 static void test_policy_names(void **state)
@@ -764,6 +870,7 @@ int main(void)
         cmocka_unit_test(test_hardened_specific),
         cmocka_unit_test(test_docker_default_python),
         cmocka_unit_test(test_hardened_python),
+        cmocka_unit_test(test_hardened_fadvise_dontneed_keeps_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #define ASB_SECCOMP_GEN_POLICY_H
 
 #include <seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,9 @@ typedef struct gen_arg_refusal {
     size_t n_deny;
     int when_arg;
     uint32_t when_value;
+    /* The denied values return 0 without doing anything instead of failing (EPERM): for advice
+     * the kernel may ignore anyway, so programs that check the result keep working. */
+    bool noop;
     const char *why; /* printed by the listing */
 } gen_arg_refusal_t;
 

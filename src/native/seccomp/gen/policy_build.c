@@ -152,16 +152,38 @@ static int allow_unless_low32(scmp_filter_ctx ctx, int nr, unsigned arg, const u
 
 /* One argument refusal: the call is allowed for every other value (and, with a gate, whenever
  * the gating argument has another value). */
+/* r->noop: each denied value (with the gate, if any) returns 0 and does nothing. */
+static int add_noops(scmp_filter_ctx ctx, int nr, const gen_arg_refusal_t *r, char *why,
+                     size_t why_len)
+{
+    for (size_t i = 0; r->noop && i < r->n_deny; i++) {
+        struct scmp_arg_cmp c[2] = {{.arg = r->arg,
+                                     .op = SCMP_CMP_MASKED_EQ,
+                                     .datum_a = 0xffffffffu,
+                                     .datum_b = r->deny[i]},
+                                    {.arg = (unsigned)r->when_arg,
+                                     .op = SCMP_CMP_MASKED_EQ,
+                                     .datum_a = 0xffffffffu,
+                                     .datum_b = r->when_value}};
+        int rc = add_rule(ctx, SCMP_ACT_ERRNO(0), nr, r->when_arg < 0 ? 1 : 2, c, why, why_len);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int add_arg_refusal(scmp_filter_ctx ctx, const gen_arg_refusal_t *r, char *why,
                            size_t why_len)
 {
     int nr = asb_gen_syscall_nr(r->name);
+    int rc = add_noops(ctx, nr, r, why, why_len);
+    if (rc < 0)
+        return rc;
     if (r->when_arg < 0)
         return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, NULL, 0, 0, 31, why,
                                   why_len);
     const uint32_t gate[] = {r->when_value};
-    int rc =
-        allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1, NULL, 0, 0, 31, why, why_len);
+    rc = allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1, NULL, 0, 0, 31, why, why_len);
     if (rc < 0)
         return rc;
     struct scmp_arg_cmp pre = {.arg = (unsigned)r->when_arg,
@@ -409,8 +431,8 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     fputc('\n', f);
     for (size_t i = 0; i < p->n_arg_refused; i++) {
         const gen_arg_refusal_t *r = &p->arg_refused[i];
-        fprintf(f, "%s    %s(%d): refused when argument %u is", prefix, r->name,
-                asb_gen_syscall_nr(r->name), r->arg);
+        fprintf(f, "%s    %s(%d): %s when argument %u is", prefix, r->name,
+                asb_gen_syscall_nr(r->name), r->noop ? "a no-op returning 0" : "refused", r->arg);
         for (size_t k = 0; k < r->n_deny; k++)
             fprintf(f, " 0x%x", r->deny[k]);
         if (r->when_arg >= 0)
