@@ -108,5 +108,9 @@
     2000                              /* destroy/reap: how long to wait for killed tasks to go     \
                                        */
 #define ASB_CGROUP_PARENT_NAME_MAX 64 /* the runs' parent directory name (ASB_CGROUP_PARENT) */
+/* A finished run that leaves more kernel memory than this charged to its cgroup (v1
+ * memory.kmem.usage_in_bytes, v2 slab_reclaimable) is reclaimed before the cgroup is removed. A
+ * python run leaves about 0.1 MiB. */
+#define ASB_CGROUP_RECLAIM_KMEM_BYTES (8 * ASB_MIB)
 
 #endif
