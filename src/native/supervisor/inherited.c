@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
@@ -28,18 +29,23 @@
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_BE_NORM 4
 
-int sup_reset_inherited(asb_error_t *err)
+/* The OOM killer's first choice, whatever protection the caller has. Raising the value needs
+ * no privilege; a workload can lower it again only down to the caller's own minimum
+ * (oom_score_adj_min), which THREAT_MODEL.md asks callers to keep at 0 or above. In a container
+ * Docker's runtime has set it already (OomScoreAdj), and there our non-dumpable supervisor, not
+ * root, could not open the file for writing: an equal value is left alone. */
+static int oom_first(asb_error_t *err)
 {
-    /* Plain Linux: ADDR_NO_RANDOMIZE (no ASLR), READ_IMPLIES_EXEC and the rest cleared. */
-    if (personality(PER_LINUX) < 0 || personality(0xffffffff) != PER_LINUX)
-        return asb_err_sys(err, errno, "reset the personality to PER_LINUX");
-    umask(ASB_SANDBOX_UMASK);
-    /* The OOM killer's first choice, whatever protection the caller has. Raising it needs no
-     * privilege; a workload can lower it again only down to the caller's own minimum
-     * (oom_score_adj_min), which THREAT_MODEL.md asks callers to keep at 0 or above. */
-    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-    char val[16];
+    static const char path[] = "/proc/self/oom_score_adj";
+    char val[16] = "";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, val, sizeof(val) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got > 0 && atoi(val) == ASB_SANDBOX_OOM_SCORE_ADJ)
+        return 0;
     int n = snprintf(val, sizeof(val), "%d", ASB_SANDBOX_OOM_SCORE_ADJ);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || write(fd, val, (size_t)n) != n) {
         int e = errno;
         if (fd >= 0)
@@ -47,6 +53,18 @@ int sup_reset_inherited(asb_error_t *err)
         return asb_err_sys(err, e, "set oom_score_adj to %d", ASB_SANDBOX_OOM_SCORE_ADJ);
     }
     close(fd);
+    return 0;
+}
+
+int sup_reset_inherited(asb_error_t *err)
+{
+    /* Plain Linux: ADDR_NO_RANDOMIZE (no ASLR), READ_IMPLIES_EXEC and the rest cleared. */
+    if (personality(PER_LINUX) < 0 || personality(0xffffffff) != PER_LINUX)
+        return asb_err_sys(err, errno, "reset the personality to PER_LINUX");
+    umask(ASB_SANDBOX_UMASK);
+    int rc = oom_first(err);
+    if (rc < 0)
+        return rc;
     /* No real-time class: a FIFO or RR caller's priority would let the program starve the host.
      * (SCHED_BATCH and SCHED_IDLE are kept: they only yield more.) */
     /* Raw calls: musl's wrappers refuse (ENOSYS), the policy being per thread on Linux. */
