@@ -91,6 +91,113 @@ static int void_all(const asb_bench_suite_t *suite, const asb_bench_phase_t *pro
     return 0;
 }
 
+/* The timed-out phase of a failed row, or NULL. */
+static const asb_bench_phase_t *timed_out_phase(const asb_bench_row_t *row)
+{
+    if (row->verdict != ASB_BENCH_FAIL)
+        return NULL;
+    return row->grader.timed_out ? &row->grader : row->candidate.timed_out ? &row->candidate : NULL;
+}
+
+static double cpu_share(const asb_bench_phase_t *ph)
+{
+    return ph->duration_s > 0 ? ph->cpu_time_s / ph->duration_s : 0;
+}
+
+static int append_reason(asb_bench_row_t *row, const char *note)
+{
+    char *r2 = NULL;
+    if (asprintf(&r2, "%s (%s)", row->reason ? row->reason : "", note) < 0)
+        return -ENOMEM;
+    free(row->reason);
+    row->reason = r2;
+    return 0;
+}
+
+typedef struct starved {
+    size_t row;
+    double share;
+    bool waited; /* used about what starting a program costs, and little more */
+} starved_t;
+
+static int by_share_desc(const void *a, const void *b)
+{
+    double x = ((const starved_t *)a)->share, y = ((const starved_t *)b)->share;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Rows that timed out while others ran and got less than ASB_BENCH_STARVED_CPU_SHARE of a CPU
+ * are graded again alone, those that used the most CPU first, at most ASB_BENCH_MAX_REGRADES
+ * (review finding: a submission whose every candidate times out would otherwise cost one
+ * timeout per task, in a row). A phase that used little more CPU than starting a program costs
+ * (ASB_BENCH_IDLE_CPU_S, plus ASB_BENCH_IDLE_CPU_SHARE of its wall clock) was waiting (sleeping,
+ * blocked), not starved: more CPU would not have helped, so it is not graded again.
+ * Taking the rows in index order let sixteen sleepers use up the regrades before two honest,
+ * CPU-heavy rows that then failed at --jobs 4 and passed at --jobs 1 (QA finding). */
+static int regrade_starved(const asb_bench_options_t *opts, const asb_bench_suite_t *suite,
+                           const asb_bench_submission_t *sub, asb_bench_report_t *rep,
+                           unsigned jobs)
+{
+    if (!rep->lane_up || jobs <= 1)
+        return 0;
+    starved_t *cand = calloc(suite->n_tasks ? suite->n_tasks : 1, sizeof(*cand));
+    if (!cand)
+        return -ENOMEM;
+    /* A task starved by jobs - 1 spinning neighbours still gets about CPUs / jobs: the idle
+     * bar stays well below that at any --jobs. */
+    double idle = 0.25 / (double)jobs;
+    if (idle > ASB_BENCH_IDLE_CPU_SHARE)
+        idle = ASB_BENCH_IDLE_CPU_SHARE;
+    size_t n = 0;
+    for (size_t i = 0; i < suite->n_tasks; i++) {
+        const asb_bench_phase_t *ph = timed_out_phase(&rep->rows[i]);
+        if (ph && cpu_share(ph) < ASB_BENCH_STARVED_CPU_SHARE)
+            cand[n++] = (starved_t){.row = i,
+                                    .share = cpu_share(ph),
+                                    .waited = ph->cpu_time_s <
+                                              ASB_BENCH_IDLE_CPU_S + idle * ph->duration_s};
+    }
+    qsort(cand, n, sizeof(*cand), by_share_desc);
+    int rc = 0;
+    size_t regrades = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        size_t i = cand[k].row;
+        asb_bench_row_t *row = &rep->rows[i];
+        const asb_bench_phase_t *ph = timed_out_phase(row);
+        char note[200];
+        if (cand[k].waited) {
+            snprintf(note, sizeof(note),
+                     "timed out waiting, with %.2f s of CPU in %.2f s: not starved, not graded "
+                     "again",
+                     ph->cpu_time_s, ph->duration_s);
+            rc = append_reason(row, note);
+            continue;
+        }
+        if (regrades == ASB_BENCH_MAX_REGRADES) {
+            snprintf(note, sizeof(note),
+                     "timed out beside other tasks with %.2f s of CPU in %.2f s; not graded again "
+                     "alone: %d rows were",
+                     ph->cpu_time_s, ph->duration_s, ASB_BENCH_MAX_REGRADES);
+            rc = append_reason(row, note);
+            continue;
+        }
+        regrades++;
+        char *first = row->reason;
+        row->reason = NULL;
+        asb_bench_row_free(row);
+        const asb_bench_files_t *files = sub && i < sub->n_tasks ? &sub->per_task[i] : NULL;
+        if (asb_bench_grade_task(&opts->lane, &suite->tasks[i], files, row) < 0) {
+            free(first);
+            rc = -ENOMEM;
+            break;
+        }
+        row->regraded_alone = true;
+        row->first_reason = first;
+    }
+    free(cand);
+    return rc;
+}
+
 int asb_bench_run(const asb_bench_suite_t *suite, const asb_bench_submission_t *sub,
                   const asb_bench_options_t *opts, asb_bench_report_t *rep, asb_error_t *err)
 {
@@ -138,45 +245,9 @@ int asb_bench_run(const asb_bench_suite_t *suite, const asb_bench_submission_t *
      * timeout (red-team finding: two honest tasks failed at --jobs 5 and passed at --jobs 1).
      * Such a row, one whose timed-out phase got less than ASB_BENCH_STARVED_CPU_SHARE of a CPU
      * per second, is graded again with nothing else running, so a verdict does not depend on
-     * --jobs; a candidate that is slow on its own times out again. At most
-     * ASB_BENCH_MAX_REGRADES rows are (review finding: a submission whose every candidate
-     * times out would otherwise cost one timeout per task, in a row); the rest say so. */
-    size_t regrades = 0;
-    for (size_t i = 0; rc == 0 && rep->lane_up && jobs > 1 && i < suite->n_tasks; i++) {
-        asb_bench_row_t *row = &rep->rows[i];
-        const asb_bench_phase_t *ph = row->grader.timed_out      ? &row->grader
-                                      : row->candidate.timed_out ? &row->candidate
-                                                                 : NULL;
-        if (row->verdict != ASB_BENCH_FAIL || !ph ||
-            ph->cpu_time_s >= ASB_BENCH_STARVED_CPU_SHARE * ph->duration_s)
-            continue;
-        if (regrades == ASB_BENCH_MAX_REGRADES) {
-            char *r2 = NULL;
-            if (asprintf(&r2,
-                         "%s (timed out beside other tasks with %.2f s of CPU in %.2f s; not "
-                         "graded again alone: %d rows were)",
-                         row->reason ? row->reason : "", ph->cpu_time_s, ph->duration_s,
-                         ASB_BENCH_MAX_REGRADES) < 0) {
-                rc = -ENOMEM;
-                break;
-            }
-            free(row->reason);
-            row->reason = r2;
-            continue;
-        }
-        regrades++;
-        char *first = row->reason;
-        row->reason = NULL;
-        asb_bench_row_free(row);
-        const asb_bench_files_t *cand = sub && i < sub->n_tasks ? &sub->per_task[i] : NULL;
-        if (asb_bench_grade_task(&opts->lane, &suite->tasks[i], cand, row) < 0) {
-            free(first);
-            rc = -ENOMEM;
-            break;
-        }
-        row->regraded_alone = true;
-        row->first_reason = first;
-    }
+     * --jobs; a candidate that is slow on its own times out again. */
+    if (rc == 0)
+        rc = regrade_starved(opts, suite, sub, rep, jobs);
     rep->wall_s = now_s() - t0;
     if (rc < 0) {
         asb_bench_report_free(rep);

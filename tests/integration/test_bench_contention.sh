@@ -60,4 +60,57 @@ assert r["verdict"] == "fail" and "timeout" in r["reason"], r
 print("ok   a candidate too slow on its own fails%s" % (
     " (graded again alone after: %s)" % r["first_reason"] if r.get("regraded_alone") else ""))
 PY
+
+# 2. Which rows are graded again: sixteen candidates that sleep (timed out waiting, with no CPU
+# to speak of) came first in index order and used up the sixteen regrades, so an honest,
+# CPU-heavy row that busy neighbours starved afterwards failed at --jobs 5 and passed at
+# --jobs 1 (QA finding). Rows that waited are not graded again; the rest go most-CPU first.
+$PY - "$work" <<'PY'
+import json, sys
+d = sys.argv[1]
+test = "def check(candidate):\n    assert candidate(%d) == sum(range(%d))\n"
+honest = "def f(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n"
+sleep = "import time\ntime.sleep(60)\n" + honest
+busy = "import time\nt = time.time()\nwhile time.time() - t < 6:\n    pass\n" + honest
+tasks, sub = [], {}
+def task(tid, timeout, code, n):
+    tasks.append({"id": tid, "prompt": "x", "entry_file": "solution.py", "entry_point": "f",
+                  "reference": {"solution.py": honest},
+                  "oracle": {"kind": "python_check", "test": test % (n, n)},
+                  "limits": {"timeout_s": timeout}})
+    sub[tid] = code
+for i in range(17):
+    task("sleep%02d" % i, 1.2, sleep, 10)
+for i in range(4):  # slow but correct: they pass, and take the CPUs while "heavy" runs
+    task("busy%d" % i, 40, busy, 10)
+task("heavy", 3.5, honest, 40000000)  # ~2 s of CPU alone, 2.5 times that beside busy rows
+json.dump({"format": "agent-sandbox.bench-suite/1", "name": "order", "tasks": tasks},
+          open(d + "/suite2.json", "w"))
+json.dump(sub, open(d + "/sub2.json", "w"))
+PY
+"$CLI" bench "$work/suite2.json" --submission "$work/sub2.json" --sandbox native \
+    --profile hardened --jobs 5 --out "$work/out2.json" 2>"$work/err" || {
+    echo "FAIL: bench exited $?: $(cat "$work/err")"
+    exit 1
+}
+$PY - "$work/out2.json" <<'PY'
+import json, sys
+rows = {r["task_id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+r = rows["heavy"]
+assert r["verdict"] == "pass", (r["verdict"], r["reason"], r.get("first_reason"))
+if r.get("regraded_alone"):
+    print("ok   the CPU-heavy honest row passes after sixteen sleepers at --jobs 5 (graded again "
+          "alone after: %s)" % r["first_reason"])
+else:
+    print("ok   the CPU-heavy honest row passes (note: it did not time out beside the busy rows "
+          "here, so the order of regrades was not exercised)")
+for t in ["sleep%02d" % i for i in range(17)]:
+    r = rows[t]
+    assert r["verdict"] == "fail" and not r.get("regraded_alone"), (t, r)
+    assert "waiting" in r["reason"], (t, r["reason"])
+print("ok   the sleepers fail, and are not graded again: %s" % rows["sleep00"]["reason"])
+for t in ["busy%d" % i for i in range(4)]:
+    assert rows[t]["verdict"] == "pass", (t, rows[t]["verdict"], rows[t]["reason"])
+print("ok   the busy rows pass")
+PY
 echo PASS
