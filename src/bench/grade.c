@@ -290,6 +290,14 @@ int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *t
         set_reason(row, ASB_BENCH_ERROR, "candidate run: sandbox error: %s", err.message);
         goto out;
     }
+    if (row->candidate.status == ASB_STATUS_OUTPUT_LIMIT) {
+        set_reason(row, ASB_BENCH_FAIL,
+                   "candidate run ended: output_limit (it wrote more than the lane's %llu bytes "
+                   "to %s)",
+                   (unsigned long long)ASB_DEFAULT_OUTPUT_BYTES,
+                   row->candidate.stdout_truncated ? "stdout" : "stderr");
+        goto out;
+    }
     if (row->candidate.status != ASB_STATUS_COMPLETED) {
         set_reason(row, ASB_BENCH_FAIL, "candidate run ended: %s",
                    asb_status_name(row->candidate.status));
@@ -321,7 +329,12 @@ int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *t
     } else {
         /* The tail is the candidate's to write: quoted, so it never reads as our words (a
          * last line "the oracle ran to its end" did; red-team finding). */
-        if (row->grader.stderr_tail && row->grader.stderr_tail[0])
+        if (res.out_of_memory)
+            set_reason(row, ASB_BENCH_FAIL,
+                       "the oracle did not reach its end (exit %d): a process of the run was "
+                       "killed for memory (the cgroup's OOM counter)",
+                       res.exit_code);
+        else if (row->grader.stderr_tail && row->grader.stderr_tail[0])
             set_reason(row, ASB_BENCH_FAIL,
                        "the oracle did not reach its end (exit %d); last line of stderr: \"%s\"",
                        res.exit_code, row->grader.stderr_tail);

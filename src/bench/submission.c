@@ -79,13 +79,19 @@ static int load_samples(const asb_bench_suite_t *suite, char *text, asb_bench_su
         char where[48];
         snprintf(where, sizeof(where), "line %zu", line);
         json_error_t je;
-        json_t *o = json_loads(l, JSON_REJECT_DUPLICATES, &je);
+        /* NUL bytes allowed: a completion that holds one is graded (and fails as the invalid
+         * source it is); lengths are used throughout, never strlen. */
+        json_t *o = json_loads(l, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
         json_t *id = json_object_get(o, "task_id"), *comp = json_object_get(o, "completion");
         int rc = 0;
-        if (!json_is_object(o))
+        if (!o)
+            rc = asb_err(err, -EINVAL, "%s: not valid JSON (%s)", where, je.text);
+        else if (!json_is_object(o))
             rc = asb_err(err, -EINVAL, "%s: expected a JSON object", where);
         else if (!json_is_string(id))
             rc = asb_err(err, -EINVAL, "%s: task_id: expected a string", where);
+        else if (strlen(json_string_value(id)) != json_string_length(id))
+            rc = asb_err(err, -EINVAL, "%s: task_id: contains a NUL byte", where);
         else if (!json_is_string(comp))
             rc = asb_err(err, -EINVAL, "%s: completion: expected a string", where);
         long t = rc == 0 ? task_for(suite, sub, json_string_value(id), where, err) : -1;

@@ -95,6 +95,62 @@ static void test_references_pass_and_pass_bodies_fail(void **state)
     asb_bench_suite_free(&suite);
 }
 
+/* Real completions that are right, or wrong in ways a model's are, graded in both native
+ * profiles through the samples loader (QA findings):
+ *  - a correct body that writes a scratch file in its working directory passes: baseline's
+ *    grader drops the candidate to uid 65534, and the workspace, root's there, refused it;
+ *  - a completion holding a NUL byte (valid JSON: "\\u0000") is graded as the invalid source it
+ *    is, instead of stopping the whole run with "expected a JSON object";
+ *  - a body that allocates 2 GiB fails with a reason that names memory. */
+static void test_realistic_completions(void **state)
+{
+    (void)state;
+    asb_bench_suite_t suite;
+    asb_error_t err;
+    if (asb_humaneval_load(g_path, &suite, &err) < 0)
+        fail_msg("%s", err.message);
+    char dir[] = "/tmp/asb-test-humaneval-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    /* HumanEval/0, has_close_elements: the canonical body, after writing a scratch file. */
+    fputs("{\"task_id\": \"HumanEval/0\", \"completion\": \"    open('scratch.txt', 'w')"
+          ".write('x')\\n    for i, a in enumerate(numbers):\\n        for j, b in "
+          "enumerate(numbers):\\n            if i != j and abs(a - b) < threshold:\\n       "
+          "         return True\\n    return False\\n\"}\n",
+          f);
+    fputs("{\"task_id\": \"HumanEval/1\", \"completion\": \"    return []\\u0000\\n\"}\n", f);
+    fputs("{\"task_id\": \"HumanEval/2\", \"completion\": \"    x = bytearray(1 << 31)\\n    "
+          "return number % 1.0\\n\"}\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    asb_bench_submission_t sub;
+    if (asb_bench_submission_load(&suite, path, &sub, &err) < 0)
+        fail_msg("samples: %s", err.message);
+    static const char *const profiles[] = {"hardened", "baseline"};
+    for (size_t p = 0; p < 2; p++) {
+        asb_bench_options_t opts = {
+            .lane = {.sandbox = "native", .profile = profiles[p]}, .jobs = 2, .source = "test"};
+        asb_bench_report_t rep;
+        if (asb_bench_run(&suite, &sub, &opts, &rep, &err) < 0)
+            fail_msg("%s", err.message);
+        for (size_t i = 0; i < 3; i++)
+            printf("%s %s: %s: %s\n", profiles[p], suite.tasks[i].id,
+                   asb_bench_verdict_name(rep.rows[i].verdict), rep.rows[i].reason);
+        assert_int_equal(rep.rows[0].verdict, ASB_BENCH_PASS);
+        assert_int_equal(rep.rows[1].verdict, ASB_BENCH_FAIL);
+        assert_int_equal(rep.rows[2].verdict, ASB_BENCH_FAIL);
+        assert_non_null(strstr(rep.rows[2].reason, "memory"));
+        asb_bench_report_free(&rep);
+    }
+    asb_bench_submission_free(&sub);
+    asb_bench_suite_free(&suite);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -114,6 +170,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_references_pass_and_pass_bodies_fail),
+        cmocka_unit_test(test_realistic_completions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,6 +178,21 @@ static void test_humaneval_gzip_import(void **state)
     write_file(path, "{\"task_id\":\"HumanEval/9\",\"completion\":\"\"}\n", false);
     assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
     assert_non_null(strstr(err.message, "not in the suite"));
+    /* A completion with an escaped NUL is graded (it fails as invalid source), whole; a task id
+     * with one is refused (it would read as the id before the NUL); a line that is not JSON
+     * says why (QA findings). */
+    write_file(path, "{\"task_id\":\"HumanEval/1\",\"completion\":\"    x\\u0000y\\n\"}\n", false);
+    assert_int_equal(asb_bench_submission_load(&s, path, &sub, &err), 0);
+    const asb_bench_file_t *nul = &sub.per_task[1].files[0];
+    assert_non_null(memchr(nul->content, '\0', nul->len));
+    assert_int_equal(nul->content[nul->len - 2], 'y');
+    asb_bench_submission_free(&sub);
+    write_file(path, "{\"task_id\":\"HumanEval/1\\u0000x\",\"completion\":\"\"}\n", false);
+    assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "task_id: contains a NUL byte"));
+    write_file(path, "{\"task_id\": oops}\n", false);
+    assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "line 1: not valid JSON ("));
     asb_bench_suite_free(&s);
 
     /* A gzip file cut short (its trailer gone) is an error, not the tasks that survived. */
