@@ -373,7 +373,8 @@ static void test_honesty_rules(void **state)
     o.lane.sandbox = "native";
     h = asb_bench_honesty_json(&o, &rep, "hardened");
     ec = json_object_get(h, "evidence_class");
-    assert_string_equal(json_string_value(json_object_get(ec, "enforced")), "captured_fixture");
+    assert_string_equal(json_string_value(json_object_get(ec, "enforced")), "live_lane");
+    assert_true(json_is_true(json_object_get(ec, "changed")));
     json_decref(h);
     rep.lane_up = false;
     o.evidence_class = "live_lane";
