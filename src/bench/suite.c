@@ -353,9 +353,14 @@ int asb_bench_suite_parse(const char *text, size_t len, asb_bench_suite_t *s, as
     memset(s, 0, sizeof(*s));
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return asb_err(err, -EINVAL, "not valid JSON at line %d column %d: %s", je.line, je.column,
-                       je.text);
+    if (!root) {
+        /* One object a line, the first of them a HumanEval problem: the wrong --format. */
+        bool jsonl = je.line > 1 && memmem(text, len, "\"task_id\"", 9) &&
+                     memmem(text, len, "\"prompt\"", 8);
+        return asb_err(
+            err, -EINVAL, "not valid JSON at line %d column %d: %s%s", je.line, je.column, je.text,
+            jsonl ? " (one JSON object a line: a HumanEval file? use --format humaneval)" : "");
+    }
     int rc = 0;
     char *format = NULL;
     if (!json_is_object(root)) {

@@ -63,6 +63,10 @@ static void test_errors_name_the_field(void **state)
 {
     (void)state;
     expect_error("[]", "$: expected an object");
+    /* A HumanEval JSONL file given as a suite names the flag it needs (QA finding). */
+    expect_error("{\"task_id\":\"HumanEval/0\",\"prompt\":\"x\"}\n"
+                 "{\"task_id\":\"HumanEval/1\",\"prompt\":\"y\"}\n",
+                 "use --format humaneval");
     expect_error("{\"format\":\"x\",\"name\":\"s\",\"tasks\":[]}", "$.format");
     expect_error("{\"format\":\"agent-sandbox.bench-suite/1\",\"name\":\"s\",\"tasks\":[]}",
                  "$.tasks");
