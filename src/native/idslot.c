@@ -16,16 +16,16 @@
 
 /* One directory level of the slot path, made if missing, which must be root's and writable by
  * nobody else (mask: the mode bits that must be clear). Opened without following links. */
-static int trusted_dir(int at, const char *name, mode_t mask, asb_error_t *err)
+static int trusted_dir(int at, const char *name, const char *path, mode_t mask, asb_error_t *err)
 {
     (void)mkdirat(at, name, 0700);
     int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return asb_err_sys(err, errno, "id slots: open %s", name);
+        return asb_err_sys(err, errno, "id slots: open %s (native sandboxes need root)", path);
     struct stat st;
     if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & mask)) {
         close(fd);
-        return asb_err(err, -EPERM, "id slots: %s must be root's and writable only by root", name);
+        return asb_err(err, -EPERM, "id slots: %s must be root's and writable only by root", path);
     }
     return fd;
 }
@@ -37,11 +37,11 @@ static int slot_dir(asb_error_t *err)
     int run = open("/run", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (run < 0)
         return asb_err_sys(err, errno, "id slots: open /run");
-    int top = trusted_dir(run, "agent-sandbox", 022, err);
+    int top = trusted_dir(run, "agent-sandbox", "/run/agent-sandbox", 022, err);
     close(run);
     if (top < 0)
         return top;
-    int dir = trusted_dir(top, "idslots", 077, err);
+    int dir = trusted_dir(top, "idslots", ASB_USERNS_SLOT_DIR, 077, err);
     close(top);
     return dir;
 }
