@@ -17,6 +17,7 @@
 #include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/shm.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -119,8 +120,64 @@ static void cgroup_targets(asb_chaos_host_t *h)
     closedir(d);
 }
 
+/* How many of path's first `pages` pages the host's page cache holds (mincore), -1 on error.
+ * With fill, the file is read through first, so that all of it is cached. */
+static int cached_pages(const char *path, int pages, bool fill)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    long pg = sysconf(_SC_PAGESIZE);
+    char buf[8192];
+    while (fill && read(fd, buf, sizeof(buf)) > 0)
+        ;
+    int n = -1;
+    void *m = mmap(NULL, (size_t)pages * (size_t)pg, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char vec[64];
+    if (m != MAP_FAILED && pages <= (int)sizeof(vec) &&
+        mincore(m, (size_t)pages * (size_t)pg, vec) == 0) {
+        n = 0;
+        for (int i = 0; i < pages; i++)
+            n += vec[i] & 1;
+    }
+    if (m != MAP_FAILED)
+        munmap(m, (size_t)pages * (size_t)pg);
+    close(fd);
+    return n;
+}
+
+/* A regular file of /usr every Debian host has (the sandbox sees the host's /usr), read into
+ * the page cache now; the attack tries to drop it from there. Only its whole pages count. */
+static void plant_cache(asb_chaos_host_t *h, asb_chaos_obs_t *o)
+{
+    static const char *const cands[] = {"/usr/share/common-licenses/GPL-3",
+                                        "/usr/share/common-licenses/GPL-2",
+                                        "/usr/share/common-licenses/Apache-2.0"};
+    long pg = sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+        struct stat st;
+        if (lstat(cands[i], &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4 * pg)
+            continue;
+        int pages = (int)(st.st_size / pg);
+        if (pages > 64)
+            pages = 64;
+        int before = cached_pages(cands[i], pages, true);
+        if (before < 0)
+            continue;
+        snprintf(o->cache_file, sizeof(o->cache_file), "%s", cands[i]);
+        o->cache_pages = pages;
+        o->cache_before = before;
+        asb_chaos_host_env(h, "CACHE_FILE", "%s", cands[i]);
+        return;
+    }
+    snprintf(o->plant_error, sizeof(o->plant_error),
+             "no file of the host's /usr/share/common-licenses to cache");
+}
+
 static int plant_extras(asb_chaos_host_t *h, asb_chaos_obs_t *o, asb_error_t *err)
 {
+    if (h->plant & ASB_CHAOS_PLANT_CACHE)
+        plant_cache(h, o);
     char rnd[ASB_CHAOS_SECRET_LEN + 1];
     if (h->plant & ASB_CHAOS_PLANT_VICTIM) {
         char *const argv[] = {"sleep", "30", NULL};
@@ -307,6 +364,8 @@ void asb_chaos_host_observe(asb_chaos_host_t *h, asb_chaos_obs_t *o)
                 snprintf(o->host_file, sizeof(o->host_file), "%s", h->rootfs_targets[i]);
         }
     o->mount_appeared = mounted_at(h->mount_target);
+    if (o->cache_file[0])
+        o->cache_after = cached_pages(o->cache_file, o->cache_pages, false);
     for (int i = 0; i < h->n_cgroup_targets; i++)
         if (lstat(h->cgroup_targets[i], &st) == 0 && !o->cgroup_dirs_created++)
             snprintf(o->cgroup_dir, sizeof(o->cgroup_dir), "%s", h->cgroup_targets[i]);

@@ -16,6 +16,7 @@ enum {
     ASB_CHAOS_PLANT_FD = 1u << 3,
     ASB_CHAOS_PLANT_SYSRQ = 1u << 4,
     ASB_CHAOS_PLANT_MOUNT = 1u << 5, /* a tmpfs with a random name mounted on the host */
+    ASB_CHAOS_PLANT_CACHE = 1u << 6, /* a /usr file the sandbox sees, in the host's page cache */
 };
 
 #define ASB_CHAOS_MAX_CGROUP_TARGETS 8

@@ -662,6 +662,31 @@ static asb_chaos_verdict_t j_tcp_backlog(const asb_chaos_obs_t *o, const asb_res
     return say(ASB_CHAOS_BLOCKED, ev, n, "the host's TCP socket count grew by only %ld", grew);
 }
 
+/* The host's own count of the file's cached pages, before and after (mincore); runs alone
+ * (EXCLUSIVE), so no other run dropped them. */
+static asb_chaos_verdict_t j_page_cache(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                        size_t n)
+{
+    if (strcmp(r->backend, "docker") == 0)
+        return say(ASB_CHAOS_NA, ev, n,
+                   "a container's /usr is its image's: the host file the harness cached is not in "
+                   "it");
+    if (!o->cache_file[0])
+        return say(ASB_CHAOS_NA, ev, n, "%s", o->plant_error);
+    if (o->cache_before < o->cache_pages)
+        return say(ASB_CHAOS_ERROR, ev, n, "%s: only %d of %d pages could be cached before the run",
+                   o->cache_file, o->cache_before, o->cache_pages);
+    if (o->cache_after < 0)
+        return say(ASB_CHAOS_ERROR, ev, n,
+                   "%s: its cached pages could not be counted after the run", o->cache_file);
+    if (o->cache_after * 2 < o->cache_pages)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host's page cache lost %d of the %d pages of %s during the run",
+                   o->cache_pages - o->cache_after, o->cache_pages, o->cache_file);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "%d of the %d pages of %s stayed in the host's page cache",
+               o->cache_after, o->cache_pages, o->cache_file);
+}
+
 static asb_chaos_verdict_t j_userns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                     size_t n)
 {
@@ -719,6 +744,7 @@ static const struct {
     {"perf_event_open", j_perf},
     {"userfaultfd", j_uffd},
     {"tcp_backlog_hold", j_tcp_backlog},
+    {"page_cache_evict", j_page_cache},
     {"userns_nested", j_userns},
     {"fd_inherit", j_fd},
 };

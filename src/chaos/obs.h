@@ -97,6 +97,10 @@ typedef struct asb_chaos_obs {
     char *devmem_hex;        /* first 256 bytes of physical memory, NULL when unavailable */
     bool sysrq_available;
     int sysrq_lines; /* new "sysrq" records in the kernel log during the run */
+    /* PLANT_CACHE: a host file under /usr the harness read into the page cache before the run,
+     * its size in pages, and how many of them mincore found cached before and after it. */
+    char cache_file[128];
+    int cache_pages, cache_before, cache_after;
 } asb_chaos_obs_t;
 
 void asb_chaos_obs_init(asb_chaos_obs_t *o);
