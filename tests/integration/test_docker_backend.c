@@ -158,6 +158,43 @@ static void test_hardened_identity_caps_nnp_seccomp(void **state)
     }
 }
 
+/* Both backends, hardened: the per-host-uid counters get the native shares (queued signals,
+ * message queues), the caller's process state does not pass (attested), and a SIGTERM the
+ * workload sends its supervisor does not end the run as a host abort (docker red-team
+ * findings: every docker-hardened container is host uid 65534, and PID 1 shares its uid). */
+static void test_shares_and_supervisor_signal(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        int rc = run(b, "hardened",
+                     "import os, resource, signal, time\n"
+                     "print(resource.getrlimit(resource.RLIMIT_SIGPENDING)[1],\n"
+                     "      resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1],\n"
+                     "      open('/proc/self/oom_score_adj').read().strip())\n"
+                     "try: os.kill(1, signal.SIGTERM)\n"
+                     "except OSError as e: print('kill', e.errno)\n"
+                     "time.sleep(0.3)\n"
+                     "print('after')\n",
+                     NULL, &r, &err);
+        if (rc < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        if (r.status != ASB_STATUS_COMPLETED)
+            fail_msg("%s: %s: %s", b->name, asb_status_name(r.status), r.error ? r.error : "");
+        assert_true(r.attestation.valid);
+        assert_int_equal(r.attestation.oom_score_adj, 1000);
+        assert_string_equal(r.attestation.domainname, "(none)");
+        assert_int_equal(r.exit_code, 0);
+        char *out = strndup(r.out.data ? (const char *)r.out.data : "", r.out.len);
+        assert_non_null(strstr(out, "1024 0 1000\n"));
+        assert_non_null(strstr(out, "after\n"));
+        free(out);
+        asb_result_free(&r);
+    }
+}
+
 /* Every /proc entry of the one shared list (core/proc_masks.h) that this host has is hidden in
  * both backends: a file is /dev/null (character device 1:3) inside, a directory is empty. Judged
  * from stat(2), so an entry that is merely unreadable to uid 65534 does not pass as masked. */
@@ -532,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_io_volume_not_writable),
         cmocka_unit_test(test_docker_tampered_request_is_refused_before_start),
         cmocka_unit_test(test_docker_baseline_is_root_with_default_caps),
+        cmocka_unit_test(test_shares_and_supervisor_signal),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
