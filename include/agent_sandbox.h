@@ -148,6 +148,10 @@ typedef struct asb_attestation {
     long oom_score_adj;   /* ASB_SANDBOX_OOM_SCORE_ADJ: the host's OOM killer takes it first */
     int sched_policy;     /* SCHED_OTHER, SCHED_BATCH or SCHED_IDLE: never real-time */
     long long rtprio_max; /* hard RLIMIT_RTPRIO: 0 */
+    int nice;             /* >= 0 */
+    long long nice_max;   /* hard RLIMIT_NICE: 0 */
+    int ioprio_class;     /* never 1 (real-time) */
+    int umask;            /* 022 */
 } asb_attestation_t;
 
 typedef struct asb_result {

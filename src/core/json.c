@@ -143,6 +143,10 @@ static json_t *attestation_json(const asb_attestation_t *a)
     json_object_set_new(o, "oom_score_adj", json_integer(a->oom_score_adj));
     json_object_set_new(o, "sched_policy", json_integer(a->sched_policy));
     json_object_set_new(o, "rtprio_max", json_integer(a->rtprio_max));
+    json_object_set_new(o, "nice", json_integer(a->nice));
+    json_object_set_new(o, "nice_max", json_integer(a->nice_max));
+    json_object_set_new(o, "ioprio_class", json_integer(a->ioprio_class));
+    json_object_set_new(o, "umask", json_integer(a->umask));
     json_object_set_new(o, "pid_ns", json_string(a->pid_ns ? a->pid_ns : ""));
     return o;
 }

@@ -119,6 +119,17 @@ child_main(const asb_child_args_t *a)
             child_exit(125);
     if (SYS3(SYS_close_range, n, ~0U, 0) < 0)
         child_exit(125); /* never exec the supervisor holding the caller's other fds */
+    /* The supervisor's own image gets ASLR and no real-time class whatever the caller runs
+     * with (setarch -R, SCHED_FIFO): both are per task, so the caller keeps its own. The
+     * supervisor resets the rest, and again these, for everything it starts (inherited.c). */
+    SYS1(SYS_personality, 0 /* PER_LINUX */);
+    long pol = SYS1(SYS_sched_getscheduler, 0);
+    if (pol == 1 /* SCHED_FIFO */ || pol == 2 /* SCHED_RR */) {
+        struct {
+            int prio;
+        } param = {0};
+        SYS3(SYS_sched_setscheduler, 0, 0 /* SCHED_OTHER */, &param);
+    }
     char *const argv[] = {"asb-supervisor", NULL};
     char *const envp[] = {NULL};
     child_sys(SYS_execveat, n - 1, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH);

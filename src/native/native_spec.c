@@ -102,16 +102,31 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->pid_ns = strdup(pidns ? pidns : "");
     const char *dom = json_string_value(json_object_get(att, "domainname"));
     a->domainname = strdup(dom ? dom : "");
-    a->personality = (long)json_integer_value(json_object_get(att, "personality"));
-    a->oom_score_adj = (long)json_integer_value(json_object_get(att, "oom_score_adj"));
-    a->sched_policy = (int)json_integer_value(json_object_get(att, "sched_policy"));
-    a->rtprio_max = (long long)json_integer_value(json_object_get(att, "rtprio_max"));
+    /* Compared as read (json_int_t), before any narrowing: a value outside int must not wrap
+     * into one that passes (review finding). */
+    json_int_t pers = json_integer_value(json_object_get(att, "personality"));
+    json_int_t adj = json_integer_value(json_object_get(att, "oom_score_adj"));
+    json_int_t pol = json_integer_value(json_object_get(att, "sched_policy"));
+    json_int_t rtmax = json_integer_value(json_object_get(att, "rtprio_max"));
+    json_int_t nice = json_integer_value(json_object_get(att, "nice"));
+    json_int_t nmax = json_integer_value(json_object_get(att, "nice_max"));
+    json_int_t ioc = json_integer_value(json_object_get(att, "ioprio_class"));
+    json_int_t um = json_integer_value(json_object_get(att, "umask"));
+    a->personality = (long)pers;
+    a->oom_score_adj = (long)adj;
+    a->sched_policy = (int)pol;
+    a->rtprio_max = (long long)rtmax;
+    a->nice = (int)nice;
+    a->nice_max = (long long)nmax;
+    a->ioprio_class = (int)ioc;
+    a->umask = (int)um;
     /* Every field must be there with its type: a missing integer would read as 0, which is
      * exactly what hardened expects of the capability sets. */
     static const char *const ints[] = {
         "uid",          "gid",         "cap_eff",       "cap_prm",      "cap_inh",
         "cap_bnd",      "cap_amb",     "no_new_privs",  "seccomp_mode", "landlock_abi",
-        "memfd_noexec", "personality", "oom_score_adj", "sched_policy", "rtprio_max"};
+        "memfd_noexec", "personality", "oom_score_adj", "sched_policy", "rtprio_max",
+        "nice",         "nice_max",    "ioprio_class",  "umask"};
     static const char *const bools[] = {"landlock_enforced", "root_readonly",
                                         "abstract_unix_scoped", "loopback_up"};
     static const char *const strs[] = {"net_ifaces", "hostname", "pid_ns", "domainname"};
@@ -168,18 +183,27 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         append(why, sizeof(why), "%s%s want " ASB_SANDBOX_DOMAINNAME " (%lld/%lld)", "domainname",
                0, 0);
     /* Nothing of the caller's process state (inherited.c; red-team finding). */
-    if (a->personality != PER_LINUX)
+    if (pers != PER_LINUX)
         append(why, sizeof(why), "%s%s want %llx got %llx", "personality", PER_LINUX,
-               (long long)a->personality);
-    if (a->oom_score_adj != ASB_SANDBOX_OOM_SCORE_ADJ)
+               (long long)pers);
+    if (adj != ASB_SANDBOX_OOM_SCORE_ADJ)
         append(why, sizeof(why), "%s%s want %lld got %lld", "oom_score_adj",
-               ASB_SANDBOX_OOM_SCORE_ADJ, (long long)a->oom_score_adj);
-    if (a->sched_policy != SCHED_OTHER && a->sched_policy != SCHED_BATCH &&
-        a->sched_policy != SCHED_IDLE)
+               ASB_SANDBOX_OOM_SCORE_ADJ, (long long)adj);
+    if (pol != SCHED_OTHER && pol != SCHED_BATCH && pol != SCHED_IDLE)
         append(why, sizeof(why), "%s%s want other, batch or idle, got %lld%.0lld",
-               "scheduling policy", a->sched_policy, 0);
-    if (a->rtprio_max != 0)
-        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_RTPRIO", 0, a->rtprio_max);
+               "scheduling policy", (long long)pol, 0);
+    if (rtmax != 0)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_RTPRIO", 0, (long long)rtmax);
+    if (nice < 0 || nice > 19)
+        append(why, sizeof(why), "%s%s want 0..19 got %lld%.0lld", "nice", (long long)nice, 0);
+    if (nmax != 0)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_NICE", 0, (long long)nmax);
+    if (ioc == 1 || ioc < 0)
+        append(why, sizeof(why), "%s%s want not real-time (1), got %lld%.0lld", "I/O class",
+               (long long)ioc, 0);
+    if (um != ASB_SANDBOX_UMASK)
+        append(why, sizeof(why), "%s%s want %llo got %llo", "umask", ASB_SANDBOX_UMASK,
+               (long long)um);
     a->valid = why[0] == '\0';
     if (!a->valid)
         a->mismatch = strdup(why);

@@ -1004,16 +1004,31 @@ static void test_caller_state_not_inherited(void **state)
                                "      open('/proc/sys/kernel/domainname').read().strip(),\n"
                                "      'nice', st[16], 'policy', st[38],\n"
                                "      'rtprio', resource.getrlimit(resource.RLIMIT_RTPRIO)[1])\n";
+    /* Both runs first, then this process is put back, then the checks: a failed check must not
+     * leave the test process SCHED_FIFO for the tests after it (review finding). */
     static const char *const profiles[] = {"hardened", "baseline"};
-    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
-        asb_result_t r;
-        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
-        if (r.status != ASB_STATUS_COMPLETED ||
-            !rt_bytes_eq(&r.out, "00000000 1000 (none) nice 0 policy 0 rtprio 0\n"))
-            rt_dump(profiles[i], &r);
-        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
-        assert_true(rt_bytes_eq(&r.out, "00000000 1000 (none) nice 0 policy 0 rtprio 0\n"));
-        const asb_attestation_t *a = &r.attestation;
+    asb_result_t r[2];
+    int rc[2];
+    for (size_t i = 0; i < 2; i++)
+        rc[i] = rt_run_code(profiles[i], 0, code, NULL, 0, &r[i]);
+
+    struct sched_param sp0 = {.sched_priority = 0};
+    bool restored = (!fifo || sched_setscheduler(0, old_pol, &sp0) == 0) &&
+                    setpriority(PRIO_PROCESS, 0, old_nice) == 0 &&
+                    setrlimit(RLIMIT_RTPRIO, &old_rt) == 0 &&
+                    write_text("/proc/self/oom_score_adj", old_adj) &&
+                    personality((unsigned long)old_pers) >= 0;
+    free(old_adj);
+    assert_true(restored);
+
+    static const char want[] = "00000000 1000 (none) nice 0 policy 0 rtprio 0\n";
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(rc[i], 0);
+        if (r[i].status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r[i].out, want))
+            rt_dump(profiles[i], &r[i]);
+        assert_int_equal(r[i].status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_eq(&r[i].out, want));
+        const asb_attestation_t *a = &r[i].attestation;
         assert_true(a->valid);
         assert_int_equal(a->personality, 0);
         assert_int_equal(a->oom_score_adj, 1000);
@@ -1021,17 +1036,11 @@ static void test_caller_state_not_inherited(void **state)
         assert_string_equal(a->domainname, "(none)");
         assert_int_equal(a->sched_policy, SCHED_OTHER);
         assert_int_equal(a->rtprio_max, 0);
-        asb_result_free(&r);
+        assert_int_equal(a->nice, 0);
+        assert_int_equal(a->nice_max, 0);
+        assert_int_equal(a->umask, 022);
+        asb_result_free(&r[i]);
     }
-
-    struct sched_param sp0 = {.sched_priority = 0};
-    if (fifo)
-        assert_int_equal(sched_setscheduler(0, old_pol, &sp0), 0);
-    assert_int_equal(setpriority(PRIO_PROCESS, 0, old_nice), 0);
-    assert_int_equal(setrlimit(RLIMIT_RTPRIO, &old_rt), 0);
-    assert_true(write_text("/proc/self/oom_score_adj", old_adj));
-    free(old_adj);
-    assert_true(personality((unsigned long)old_pers) >= 0);
 }
 
 int main(void)

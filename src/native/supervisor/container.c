@@ -410,12 +410,16 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     asb_wire_get_bool(a, alen, "root_readonly", &ro);
     asb_wire_get_str(a, alen, "net_ifaces", &ifs);
     asb_wire_get_str(a, alen, "hostname", &host);
-    int64_t pers = -1, adj = -1, pol = -1, rtmax = -1;
+    int64_t pers = -1, adj = -1, pol = -1, rtmax = -1, nice = -1, nmax = -1, ioc = -1, um = -1;
     char *dom = NULL;
     asb_wire_get_int(a, alen, "personality", &pers);
     asb_wire_get_int(a, alen, "oom_score_adj", &adj);
     asb_wire_get_int(a, alen, "sched_policy", &pol);
     asb_wire_get_int(a, alen, "rtprio_max", &rtmax);
+    asb_wire_get_int(a, alen, "nice", &nice);
+    asb_wire_get_int(a, alen, "nice_max", &nmax);
+    asb_wire_get_int(a, alen, "ioprio_class", &ioc);
+    asb_wire_get_int(a, alen, "umask", &um);
     asb_wire_get_str(a, alen, "domainname", &dom);
     uint64_t want = s->caps_none ? 0 : s->caps_keep;
     if (uid != s->uid)
@@ -438,7 +442,8 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     if (!dom || strcmp(dom, ASB_SANDBOX_DOMAINNAME) != 0)
         note(why, len, "domainname");
     if (pers != PER_LINUX || adj != ASB_SANDBOX_OOM_SCORE_ADJ || rtmax != 0 ||
-        (pol != SCHED_OTHER && pol != SCHED_BATCH && pol != SCHED_IDLE))
+        (pol != SCHED_OTHER && pol != SCHED_BATCH && pol != SCHED_IDLE) || nice < 0 || nice > 19 ||
+        nmax != 0 || ioc < 0 || ioc == 1 || um != ASB_SANDBOX_UMASK)
         note(why, len, "process state from the runtime (personality, OOM score, scheduling)");
     free(ifs), free(host), free(dom);
     return why[0] == '\0';

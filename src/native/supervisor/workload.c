@@ -140,6 +140,8 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
             asb_wire_put_int(o, "no_new_privs", atoi(v));
         } else if (!strcmp(line, "Seccomp")) {
             asb_wire_put_int(o, "seccomp_mode", atoi(v));
+        } else if (!strcmp(line, "Umask")) {
+            asb_wire_put_int(o, "umask", (int64_t)strtol(v, NULL, 8));
         }
     }
     fclose(f);
@@ -246,6 +248,16 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     }
     asb_wire_put_int(o, "oom_score_adj", adj);
     asb_wire_put_int(o, "sched_policy", syscall(SYS_sched_getscheduler, 0)); /* musl: ENOSYS */
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    asb_wire_put_int(o, "nice", errno ? INT64_MIN : nice);
+    struct rlimit nl;
+    asb_wire_put_int(o, "nice_max",
+                     getrlimit(RLIMIT_NICE, &nl) == 0 && nl.rlim_max != RLIM_INFINITY
+                         ? (int64_t)nl.rlim_max
+                         : INT64_MAX);
+    long io = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, 0);
+    asb_wire_put_int(o, "ioprio_class", io < 0 ? -1 : io >> 13);
     struct rlimit rt;
     asb_wire_put_int(o, "rtprio_max",
                      getrlimit(RLIMIT_RTPRIO, &rt) == 0 && rt.rlim_max != RLIM_INFINITY

@@ -1,0 +1,124 @@
+/* test_attest_verify.c - the host's check of a workload's attestation (native_spec.c), on
+ * hand-made attestations: one that matches hardened passes; each field of the caller's process
+ * state, missing or wrong, fails it and is named in the mismatch. A missing integer must never
+ * read as the 0 that personality and RLIMIT_RTPRIO are expected to be (review finding). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/plan.h"
+#include "core/result.h"
+#include "native/native_spec.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static asb_plan_t g_plan;
+
+static int setup(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    static const char *const argv[] = {"/bin/true", NULL};
+    cfg.argv = argv;
+    asb_error_t err;
+    return asb_plan_build(&cfg, &g_plan, &err) < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    asb_plan_free(&g_plan);
+    return 0;
+}
+
+/* What a hardened workload reports on a host with Landlock and memfd_noexec. */
+static json_t *good(void)
+{
+    return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:b, s:b, s:b,"
+                     " s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:i, s:I, s:i, s:i}",
+                     "uid", 65534, "gid", 65534, "cap_eff", (json_int_t)0, "cap_prm", (json_int_t)0,
+                     "cap_inh", (json_int_t)0, "cap_bnd", (json_int_t)0, "cap_amb", (json_int_t)0,
+                     "no_new_privs", 1, "seccomp_mode", 2, "landlock_abi", 6, "memfd_noexec", 2,
+                     "landlock_enforced", 1, "root_readonly", 1, "abstract_unix_scoped", 1,
+                     "loopback_up", 0, "net_ifaces", "lo", "hostname", "sandbox", "pid_ns",
+                     "pid:[4026532000]", "domainname", "(none)", "personality", 0, "oom_score_adj",
+                     1000, "sched_policy", 0, "rtprio_max", (json_int_t)0, "nice", 0, "nice_max",
+                     (json_int_t)0, "ioprio_class", 0, "umask", 022);
+}
+
+static bool check(json_t *att, char *why, size_t len)
+{
+    asb_attestation_t a;
+    memset(&a, 0, sizeof(a));
+    bool ok = asb_native_verify_attestation(&g_plan, att, &a);
+    snprintf(why, len, "%s", a.mismatch ? a.mismatch : "");
+    asb_attestation_free(&a);
+    return ok;
+}
+
+static void test_good_attestation_passes(void **state)
+{
+    (void)state;
+    json_t *att = good();
+    assert_non_null(att);
+    char why[1024];
+    if (!check(att, why, sizeof(why)))
+        fail_msg("refused: %s", why);
+    json_decref(att);
+}
+
+static void test_caller_state_fields_missing_or_wrong(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *key;
+        json_int_t bad;    /* a value that must be refused */
+        const char *named; /* in the mismatch */
+    } cases[] = {
+        {"personality", 0x0040000, "personality"}, /* ADDR_NO_RANDOMIZE */
+        {"oom_score_adj", -1000, "oom_score_adj"},
+        {"sched_policy", 1, "scheduling policy"},                   /* SCHED_FIFO */
+        {"sched_policy", (json_int_t)1 << 32, "scheduling policy"}, /* would wrap to 0 */
+        {"rtprio_max", 99, "RLIMIT_RTPRIO"},
+        {"nice", -5, "nice"},
+        {"nice_max", 40, "RLIMIT_NICE"},
+        {"ioprio_class", 1, "I/O class"},
+        {"umask", 0, "umask"},
+    };
+    char why[1024];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *att = good();
+        json_object_set_new(att, cases[i].key, json_integer(cases[i].bad));
+        if (check(att, why, sizeof(why)))
+            fail_msg("%s = %lld accepted", cases[i].key, (long long)cases[i].bad);
+        if (!strstr(why, cases[i].named))
+            fail_msg("%s: mismatch '%s' does not name '%s'", cases[i].key, why, cases[i].named);
+        json_object_del(att, cases[i].key);
+        if (check(att, why, sizeof(why)))
+            fail_msg("%s missing: accepted", cases[i].key);
+        json_decref(att);
+    }
+    json_t *att = good();
+    json_object_set_new(att, "domainname", json_string("corp.example"));
+    assert_false(check(att, why, sizeof(why)));
+    assert_non_null(strstr(why, "domainname"));
+    json_object_del(att, "domainname");
+    assert_false(check(att, why, sizeof(why)));
+    json_decref(att);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_attestation_passes),
+        cmocka_unit_test(test_caller_state_fields_missing_or_wrong),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
