@@ -16,8 +16,9 @@
  * its neighbours (or waited on nothing); one that spun at least this much timed out on its own. */
 #define ASB_BENCH_STARVED_CPU_SHARE 0.8
 /* A timed-out phase that used less CPU than ASB_BENCH_IDLE_CPU_S plus this share of its wall
- * clock (or 0.25 / jobs, if lower) was waiting, not starved, and is not graded again (bench.c):
- * the seconds cover starting the interpreter. */
+ * clock, and less than a quarter of what a task starved by its neighbours still gets (CPUs /
+ * jobs), was waiting, not starved, and is not graded again (bench.c): the seconds cover
+ * starting the interpreter. */
 #define ASB_BENCH_IDLE_CPU_SHARE 0.02
 #define ASB_BENCH_IDLE_CPU_S 0.1
 #define ASB_BENCH_PROBE_TIMEOUT_S 30.0
