@@ -20,8 +20,10 @@ static int trusted_dir(int at, const char *name, const char *path, mode_t mask, 
 {
     (void)mkdirat(at, name, 0700);
     int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && geteuid() != 0)
         return asb_err_sys(err, errno, "id slots: open %s (native sandboxes need root)", path);
+    if (fd < 0)
+        return asb_err_sys(err, errno, "id slots: open %s", path);
     struct stat st;
     if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & mask)) {
         close(fd);
