@@ -12,6 +12,7 @@
 #include "core/owner.h"
 #include "core/result.h"
 #include "docker/docker.h"
+#include "native/idslot.h"
 #include "io/capture.h"
 #include "io/file_in.h"
 #include "native/native_spec.h"
@@ -57,6 +58,7 @@ typedef struct drun {
     bool *fout_got, *fout_big;
     char *sup_error;
     bool attested, released, backstop_fired, eof;
+    asb_idslot_t ids; /* non-root profiles: the host uid range this run's container user is in */
 } drun_t;
 
 static double now_s(void)
@@ -474,6 +476,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     r.plan = plan;
     r.res = res;
     r.hooks = h;
+    r.ids.fd = r.ids.dir = -1;
     asb_docker_effective_profile(plan, &r.prof);
     asb_capbuf_init(&r.out, plan->limits.output_bytes);
     asb_capbuf_init(&r.err, plan->limits.output_bytes);
@@ -508,6 +511,18 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
                                 .supervisor = sup,
                                 .owner_tag = owner,
                                 .io_volume = asb_docker_needs_io_volume(plan)};
+    /* A host uid of its own for a non-root container, from the native backend's id slots: the
+     * kernel counts pipe pages, fds in flight, queued signals and message queues per host uid,
+     * and with every docker-hardened container as uid 65534 one run used up the others' (and
+     * the host's nobody's) share (red-team finding). Inside it is the same unprivileged user,
+     * with another number. */
+    if (r.prof.uid != 0) {
+        if ((rc = asb_idslot_take(&r.ids, err)) < 0)
+            goto out;
+        ctx.uid = (long)r.ids.base + r.prof.uid;
+        ctx.gid = (long)r.ids.base + r.prof.gid;
+        asb_docker_run_profile(plan, &ctx, &r.prof);
+    }
     if (!(r.body = asb_docker_create_body(plan, &ctx)) || !(sent = json_deep_copy(r.body))) {
         rc = asb_err_sys(err, ENOMEM, "create request");
         goto out;
@@ -570,6 +585,10 @@ out:
         rc = asb_err(err, -EIO, "container %s could not be removed", r.id);
         res->status = ASB_STATUS_SANDBOX_ERROR;
     }
+    /* The ids go back only with the container: one that could not be removed keeps them until
+     * this process ends (the lock dies with it) or the reaper removes it. */
+    if (!r.created)
+        asb_idslot_release(&r.ids);
     asb_docker_engine_close(r.eng);
     json_decref(r.body);
     json_decref(sent);

@@ -24,6 +24,10 @@ typedef struct asb_docker_req_ctx {
     const char *supervisor; /* host path of the supervisor binary, bind-mounted read-only */
     const char *owner_tag;  /* "asb-<pid>-<start>" */
     bool io_volume;         /* an anonymous volume at ASB_DOCKER_IO_DIR for files in/out */
+    /* > 0: the run's own host uid and gid, in place of a non-root profile's (docker.c takes
+     * them from an id slot, as the native backend does for its user namespaces); 0: the
+     * profile's. Never applied to a root profile. */
+    long uid, gid;
 } asb_docker_req_ctx_t;
 
 /* The Docker profile a plan runs as: the plan's profile with what Docker cannot do (Landlock)
@@ -34,7 +38,10 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out);
 bool asb_docker_needs_io_volume(const asb_plan_t *plan);
 
 /* The container-mode run spec (JSON) for the supervisor. */
-json_t *asb_docker_spec(const asb_plan_t *plan, bool io_volume);
+json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx);
+/* The profile a run's container is made for: asb_docker_effective_profile, with ctx's own ids. */
+void asb_docker_run_profile(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx,
+                            asb_profile_t *out);
 
 /* The create request body. New reference or NULL (ENOMEM). */
 json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx);

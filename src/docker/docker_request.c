@@ -53,10 +53,21 @@ static json_t *strv_json(char *const *v)
     return a;
 }
 
-json_t *asb_docker_spec(const asb_plan_t *plan, bool io_volume)
+void asb_docker_run_profile(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx,
+                            asb_profile_t *out)
+{
+    asb_docker_effective_profile(plan, out);
+    if (ctx && ctx->uid > 0 && ctx->gid > 0 && out->uid != 0) {
+        out->uid = ctx->uid;
+        out->gid = ctx->gid;
+    }
+}
+
+json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
 {
     asb_profile_t p;
-    asb_docker_effective_profile(plan, &p);
+    asb_docker_run_profile(plan, ctx, &p);
+    bool io_volume = ctx->io_volume;
     bool inline_data = !io_volume || plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
     json_t *files_in = json_array(), *files_out = json_array();
     for (size_t i = 0; i < plan->n_files_in; i++)
@@ -141,8 +152,8 @@ static void add_thermal_throttle(json_t *masked)
 json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
 {
     asb_profile_t p;
-    asb_docker_effective_profile(plan, &p);
-    json_t *spec = asb_docker_spec(plan, ctx->io_volume);
+    asb_docker_run_profile(plan, ctx, &p);
+    json_t *spec = asb_docker_spec(plan, ctx);
     /* The supervisor reads no JSON (it is built against musl): records, hex for the env. */
     asb_wire_buf_t w = {0};
     asb_wire_from_json(&w, spec);

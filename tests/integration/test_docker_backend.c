@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+
 #include "agent_sandbox.h"
+#include "core/limits.h"
 #include "core/owner.h"
 #include "core/plan.h"
 #include "core/proc_masks.h"
@@ -145,15 +148,28 @@ static void test_hardened_identity_caps_nnp_seccomp(void **state)
             fail_msg("%s: %s", b->name, err.message);
         assert_int_equal(r.status, ASB_STATUS_COMPLETED);
         assert_true(r.attestation.present && r.attestation.valid);
-        assert_int_equal(r.attestation.uid, 65534);
-        assert_int_equal(r.attestation.gid, 65534);
+        /* Native: 65534 in the sandbox's user namespace. Docker (no user namespace): 65534 of
+         * a host id range of the run's own, so that per-uid kernel counters are not shared
+         * between runs (red-team finding). */
+        long uid = r.attestation.uid, want = 65534;
+        if (strcmp(b->name, "docker") == 0) {
+            assert_true(uid >= (long)ASB_USERNS_HOST_BASE);
+            want = (long)ASB_USERNS_HOST_BASE +
+                   (uid - (long)ASB_USERNS_HOST_BASE) / (long)ASB_USERNS_RANGE * ASB_USERNS_RANGE +
+                   65534;
+        }
+        assert_int_equal(uid, want);
+        assert_int_equal(r.attestation.gid, want);
         assert_true(r.attestation.cap_eff == 0 && r.attestation.cap_prm == 0 &&
                     r.attestation.cap_bnd == 0 && r.attestation.cap_amb == 0);
         assert_int_equal(r.attestation.no_new_privs, 1);
         assert_int_equal(r.attestation.seccomp_mode, 2);
         assert_true(r.attestation.root_readonly);
         assert_string_equal(r.attestation.net_ifaces, "lo");
-        assert_memory_equal(r.out.data, "65534 65534\n", 12);
+        char line[64];
+        int len = snprintf(line, sizeof(line), "%ld %ld\n", want, want);
+        assert_int_equal(r.out.len, len);
+        assert_memory_equal(r.out.data, line, (size_t)len);
         asb_result_free(&r);
     }
 }
@@ -192,6 +208,49 @@ static void test_shares_and_supervisor_signal(void **state)
         assert_non_null(strstr(out, "after\n"));
         free(out);
         asb_result_free(&r);
+    }
+}
+
+/* Two docker-hardened runs at once are two host users: the kernel's per-uid counters (pipe
+ * pages, fds in flight, queued signals, message queues) are not shared (red-team finding: with
+ * every container as uid 65534, one run used up the others'). Judged from the attestations,
+ * which the supervisor reads from the kernel. */
+typedef struct conc_run {
+    const backend_t *b;
+    asb_result_t res;
+    asb_error_t err;
+    int rc;
+} conc_run_t;
+
+static void *conc_main(void *arg)
+{
+    conc_run_t *c = arg;
+    c->rc = run(c->b, "hardened", "import time; time.sleep(1.5)", NULL, &c->res, &c->err);
+    return NULL;
+}
+
+static void test_concurrent_runs_are_different_host_users(void **state)
+{
+    (void)state;
+    EACH_BACKEND(b)
+    {
+        if (strcmp(b->name, "docker") != 0)
+            continue; /* native: test_runtime_isolation.c test_concurrent_sandboxes_own_host_uids */
+        conc_run_t c[2] = {{.b = b}, {.b = b}};
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, conc_main, &c[i]), 0);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        for (int i = 0; i < 2; i++) {
+            if (c[i].rc < 0)
+                fail_msg("%s", c[i].err.message);
+            assert_int_equal(c[i].res.status, ASB_STATUS_COMPLETED);
+            assert_true(c[i].res.attestation.valid);
+        }
+        assert_int_not_equal(c[0].res.attestation.uid, c[1].res.attestation.uid);
+        for (int i = 0; i < 2; i++)
+            asb_result_free(&c[i].res);
     }
 }
 
@@ -570,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_docker_tampered_request_is_refused_before_start),
         cmocka_unit_test(test_docker_baseline_is_root_with_default_caps),
         cmocka_unit_test(test_shares_and_supervisor_signal),
+        cmocka_unit_test(test_concurrent_runs_are_different_host_users),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
