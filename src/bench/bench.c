@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,9 @@ static int regrade_starved(const asb_bench_options_t *opts, const asb_bench_suit
      * bar for "waited" stays at a quarter of that, whatever --jobs and the timeout (a fixed
      * allowance for starting the interpreter alone would call a starved row at --jobs 18 with
      * a 1 s timeout one that waited: review finding). */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    /* The CPUs this process may run on (taskset, a cpuset), not all the host's. */
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
     double starved_share = (double)(cpus > 0 ? cpus : 1) / (double)jobs;
     size_t n = 0;
     for (size_t i = 0; i < suite->n_tasks; i++) {

@@ -467,6 +467,34 @@ static void remove_container(drun_t *r)
     /* else: owner-tagged, so the next start or `cleanup` reaps it */
 }
 
+/* Can this run's container user be a host user of its own? Not when the caller is not root
+ * (the id slots live in a root-owned directory; a caller with access to the engine's socket
+ * alone keeps the shared uid 65534, as before), and not when the engine maps container users
+ * itself (userns-remap, rootless: only ids 0..65535 exist in its containers). Those runs keep
+ * the profile's uid: THREAT_MODEL.md says what they share (review finding). An engine whose
+ * /info cannot be read is taken at its word elsewhere: the run goes on with its own ids, and an
+ * engine that cannot run them fails it visibly. */
+static bool own_host_ids_possible(asb_docker_engine_t *eng)
+{
+    if (geteuid() != 0)
+        return false;
+    json_t *info = NULL;
+    asb_error_t e;
+    if (asb_docker_json(eng, "GET", "/info", NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, &info, &e) < 0)
+        return true;
+    bool remaps = false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(info, "SecurityOptions"), i, v)
+    {
+        const char *o = json_string_value(v);
+        remaps |= o && (strcmp(o, "name=userns") == 0 || strncmp(o, "name=userns,", 12) == 0 ||
+                        strcmp(o, "name=rootless") == 0 || strncmp(o, "name=rootless,", 14) == 0);
+    }
+    json_decref(info);
+    return !remaps;
+}
+
 int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_docker_hooks_t *h,
                           asb_error_t *err)
 {
@@ -516,7 +544,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
      * and with every docker-hardened container as uid 65534 one run used up the others' (and
      * the host's nobody's) share (red-team finding). Inside it is the same unprivileged user,
      * with another number. */
-    if (r.prof.uid != 0) {
+    if (r.prof.uid > 0 && own_host_ids_possible(r.eng)) {
         if ((rc = asb_idslot_take(&r.ids, err)) < 0)
             goto out;
         ctx.uid = (long)r.ids.base + r.prof.uid;
@@ -585,8 +613,10 @@ out:
         rc = asb_err(err, -EIO, "container %s could not be removed", r.id);
         res->status = ASB_STATUS_SANDBOX_ERROR;
     }
-    /* The ids go back only with the container: one that could not be removed keeps them until
-     * this process ends (the lock dies with it) or the reaper removes it. */
+    /* The ids go back only with the container: one that could not be removed keeps them (and
+     * the slot's two fds) until this process ends and its lock with it; a run that takes the
+     * range after that may share a host uid with that container until the docker reaper
+     * removes it (every docker run reaps first; native runs do not). */
     if (!r.created)
         asb_idslot_release(&r.ids);
     asb_docker_engine_close(r.eng);

@@ -57,7 +57,7 @@ void asb_docker_run_profile(const asb_plan_t *plan, const asb_docker_req_ctx_t *
                             asb_profile_t *out)
 {
     asb_docker_effective_profile(plan, out);
-    if (ctx && ctx->uid > 0 && ctx->gid > 0 && out->uid != 0) {
+    if (ctx && ctx->uid > 0 && ctx->gid > 0 && out->uid > 0) {
         out->uid = ctx->uid;
         out->gid = ctx->gid;
     }

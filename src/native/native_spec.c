@@ -158,9 +158,10 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         append(why, sizeof(why), "%s%s want %llx got %llx", "CapAmb", 0, (long long)a->cap_amb);
     if (p->caps == ASB_CAPS_NONE && a->cap_inh != 0)
         append(why, sizeof(why), "%s%s want %llx got %llx", "CapInh", 0, (long long)a->cap_inh);
-    if (p->no_new_privs && a->no_new_privs != 1)
+    if (p->no_new_privs && json_integer_value(json_object_get(att, "no_new_privs")) != 1)
         append(why, sizeof(why), "%s%s want %lld got %lld", "NoNewPrivs", 1, a->no_new_privs);
-    if (p->seccomp != ASB_SECCOMP_NONE && a->seccomp_mode != 2)
+    if (p->seccomp != ASB_SECCOMP_NONE &&
+        json_integer_value(json_object_get(att, "seccomp_mode")) != 2)
         append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp", 2, a->seccomp_mode);
     if (p->landlock && !a->landlock_enforced)
         append(why, sizeof(why), "%s%s want %lld got %lld", "Landlock enforced", 1, 0);

@@ -176,8 +176,9 @@ static void test_hardened_identity_caps_nnp_seccomp(void **state)
 
 /* Both backends, hardened: the per-host-uid counters get the native shares (queued signals,
  * message queues), the caller's process state does not pass (attested), and a SIGTERM the
- * workload sends its supervisor does not end the run as a host abort (docker red-team
- * findings: every docker-hardened container is host uid 65534, and PID 1 shares its uid). */
+ * workload sends its supervisor, plainly or through rt_sigqueueinfo claiming sender pid 0, does
+ * not end the run as a host abort (docker red-team and review findings: PID 1 shares the
+ * workload's uid there). */
 static void test_shares_and_supervisor_signal(void **state)
 {
     (void)state;
@@ -192,6 +193,16 @@ static void test_shares_and_supervisor_signal(void **state)
                      "      open('/proc/self/oom_score_adj').read().strip())\n"
                      "try: os.kill(1, signal.SIGTERM)\n"
                      "except OSError as e: print('kill', e.errno)\n"
+                     "import ctypes\n"
+                     "class SI(ctypes.Structure):\n"
+                     "    _fields_ = [('signo', ctypes.c_int), ('errno', ctypes.c_int),\n"
+                     "                ('code', ctypes.c_int), ('pad', ctypes.c_int),\n"
+                     "                ('pid', ctypes.c_int), ('uid', ctypes.c_uint),\n"
+                     "                ('rest', ctypes.c_byte * 104)]\n"
+                     "si = SI(signal.SIGTERM, 0, -1, 0, 0, 0)  # SI_QUEUE, claiming pid 0\n"
+                     "libc = ctypes.CDLL(None, use_errno=True)\n"
+                     "print('sigqueue', libc.syscall(129, 1, signal.SIGTERM, ctypes.byref(si)),\n"
+                     "      ctypes.get_errno())\n"
                      "time.sleep(0.3)\n"
                      "print('after')\n",
                      NULL, &r, &err);

@@ -91,6 +91,9 @@ static void test_caller_state_fields_missing_or_wrong(void **state)
         {"nice_max", 40, "RLIMIT_NICE"},
         {"ioprio_class", 1, "I/O class"},
         {"umask", 0, "umask"},
+        {"nice", 20, "nice"},
+        {"no_new_privs", ((json_int_t)1 << 32) | 1, "NoNewPrivs"}, /* would narrow to 1 */
+        {"seccomp_mode", ((json_int_t)1 << 32) | 2, "Seccomp"},    /* would narrow to 2 */
     };
     char why[1024];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

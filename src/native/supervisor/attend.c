@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,4 +80,10 @@ void sup_reap_workload(pid_t workload, int *status, bool *done)
             *done = true;
         }
     }
+}
+
+bool sup_from_outside(const struct signalfd_siginfo *si)
+{
+    return (si->ssi_signo == SIGTERM || si->ssi_signo == SIGINT) && si->ssi_code == SI_USER &&
+           si->ssi_pid == 0;
 }

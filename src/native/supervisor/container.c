@@ -682,7 +682,7 @@ int sup_container_main(void)
                  * the sender's pid then reads as 0. The workload shares our uid and could
                  * signal us; its SIGTERM ended the run as a host abort, with a false record
                  * (red-team finding). */
-                if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && si.ssi_pid == 0) {
+                if (sup_from_outside(&si)) {
                     st.host_abort = true;
                     kill_all();
                 }

@@ -308,7 +308,7 @@ int main(int argc, char **argv)
         struct signalfd_siginfo si;
         bool abort_run = false;
         while (read(sfd, &si, sizeof(si)) == sizeof(si))
-            abort_run |= (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && si.ssi_pid == 0;
+            abort_run |= sup_from_outside(&si);
         sup_reap_workload(st.workload, &st.workload_status, &st.workload_done);
         if (abort_run) {
             kill_all(&st);
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
             while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
                 /* Only a signal from outside the namespace (the host's backstop) ends the run:
                  * from there the sender's pid reads as 0. The workload may not stop us. */
-                if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) && si.ssi_pid == 0) {
+                if (sup_from_outside(&si)) {
                     st.host_abort = true;
                     kill_all(&st);
                 }

@@ -100,6 +100,13 @@ void sup_collect_exec_error(int attfd, char *buf, size_t size, size_t len);
 void sup_reap_all(void);
 
 /* attend.c: shared by both modes. */
+struct signalfd_siginfo;
+/* A SIGTERM or SIGINT the host sent (its backstop, or the engine for it): kill(2) or
+ * pidfd_send_signal from outside our pid namespace, where the sender's pid reads as 0. Only
+ * SI_USER counts: rt_sigqueueinfo lets a process in the namespace choose the pid it claims,
+ * 0 included, and a workload that shares our uid forged a host abort that way (review
+ * finding). */
+bool sup_from_outside(const struct signalfd_siginfo *si);
 uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
 /* Write all of buf, retrying EINTR; -1 when the reader is gone. */
 int sup_write_all(int fd, const void *buf, size_t n);
