@@ -3,8 +3,13 @@
 #include "core/limits.h"
 #include "core/plan.h"
 #include "docker/docker.h"
+#include "core/owner.h"
 #include "io/file_in.h"
+#include "io/rmtree.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -136,7 +141,7 @@ static int parse(int argc, char **argv, run_args_t *a)
                 return -1;
             c->limits.cpus = d;
         } else if (strcmp(arg, "--output-limit") == 0) {
-            if (cli_parse_u64(arg, v, 1, 1ull << 32, &u) < 0)
+            if (cli_parse_u64(arg, v, 1, ASB_MAX_OUTPUT_BYTES, &u) < 0)
                 return -1;
             c->limits.output_bytes = u;
         } else if (strcmp(arg, "--file-in") == 0) {
@@ -266,14 +271,60 @@ static void print_human(const asb_result_t *r)
         fprintf(stderr, "[%s/%s] %.3fs %s\n", r->backend, r->profile, r->duration_s, status);
 }
 
-/* A docker run's container is the engine's, not a child of ours: if a signal ends us mid-run
- * (timeout(1), ^C), nothing would remove it until the next run or `cleanup` (red-team finding).
- * While a docker run is in progress, TERM, INT and HUP are taken by this thread, which removes
- * our containers and then ends the process as the signal would have. */
+/* A signal that would end us mid-run (timeout(1), ^C, a closed terminal) must not leave the run
+ * behind. A docker run's container is the engine's, not a child of ours (red-team finding); a
+ * subprocess run's program died with us but what it forked lived on as root, past its timeout
+ * (QA finding). While a run is in progress, TERM, INT and HUP are taken by this thread, which
+ * kills the process group of each child of ours (a subprocess run's program leads its own; a
+ * native run's supervisor takes its pid namespace with it), removes our containers and our
+ * subprocess temp directories, and then ends the process as the signal would have. A cgroup
+ * left by a native run goes with the next run or `cleanup`. */
 typedef struct sig_watch {
     sigset_t set;
     atomic_int stop;
 } sig_watch_t;
+
+static void kill_children(void)
+{
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *t;
+    while (tasks && (t = readdir(tasks))) {
+        if (t->d_name[0] == '.')
+            continue;
+        char path[300];
+        snprintf(path, sizeof(path), "/proc/self/task/%s/children", t->d_name);
+        FILE *f = fopen(path, "re");
+        long pid;
+        while (f && fscanf(f, "%ld", &pid) == 1) {
+            kill(-(pid_t)pid, SIGKILL); /* its process group, when it leads one */
+            kill((pid_t)pid, SIGKILL);
+        }
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+}
+
+static void remove_own_tmp(void)
+{
+    char tag[96];
+    if (asb_owner_tag(tag, sizeof(tag) - 1) < 0)
+        return;
+    strcat(tag, "-");
+    int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = parent >= 0 ? fdopendir(dup(parent)) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, tag, strlen(tag)) == 0) {
+            asb_error_t err;
+            asb_rmtree_at(parent, e->d_name, &err);
+        }
+    if (d)
+        closedir(d);
+    if (parent >= 0)
+        close(parent);
+}
 
 static void *watch_signals(void *arg)
 {
@@ -282,8 +333,11 @@ static void *watch_signals(void *arg)
     while (!atomic_load(&w->stop)) {
         int sig = sigtimedwait(&w->set, NULL, &tick);
         if (sig > 0) {
+            kill_children();
             asb_error_t e;
             asb_docker_remove_own(&e);
+            usleep(100 * 1000); /* the killed programs let go of their directories */
+            remove_own_tmp();
             _exit(128 + sig);
         }
     }
@@ -308,7 +362,7 @@ int cli_run(int argc, char **argv)
     sig_watch_t watch;
     sigset_t old;
     pthread_t watcher;
-    bool watching = a.docker;
+    bool watching = true;
     if (watching) {
         /* Only signals that would end us: one the caller ignores (nohup, a background job's
          * SIGINT) must stay ignored, and a blocked ignored signal would be queued for us. */
@@ -331,15 +385,30 @@ int cli_run(int argc, char **argv)
         pthread_join(watcher, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL); /* a signal that came after: its default */
     }
+    bool lost = false;
     if (a.json) {
         char *json = NULL;
         if (asb_result_to_json(&res, &json, &err) == 0) {
             puts(json);
             free(json);
         }
+        /* A grader that reads the record must not see success without one (QA finding: exit 0
+         * with stdout on a full disk or closed). */
+        lost = fflush(stdout) != 0 || ferror(stdout);
     } else {
         if (r == 0 || res.backend[0])
             print_human(&res);
+        for (size_t i = 0; i < res.n_files_out; i++)
+            fprintf(stderr,
+                    "agent-sandbox: note: file-out %s: %zu bytes, returned only in the --json "
+                    "record\n",
+                    res.files_out[i].name, res.files_out[i].content.len);
+    }
+    if (lost) {
+        cli_error("standard output: the result record could not be written (%s)", strerror(errno));
+        asb_result_free(&res);
+        rc = CLI_EXIT_INTERNAL;
+        goto out;
     }
     if (r < 0)
         cli_error("%s", err.message);

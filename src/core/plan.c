@@ -1,5 +1,6 @@
 #include "core/plan.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/limits.h"
 
 #include <errno.h>
@@ -59,6 +60,12 @@ bool asb_valid_plain_name(const char *name, const char **why)
             *why = "name contains a control character";
             return false;
         }
+    }
+    /* Names travel as JSON keys in the result: one that is not UTF-8 vanished from it, the
+     * file neither out nor refused (QA finding). */
+    if (!asb_utf8_valid((const unsigned char *)name, n)) {
+        *why = "name is not valid UTF-8";
+        return false;
     }
     return true;
 }
@@ -161,6 +168,11 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
                        "counts the sandbox's supervisor too (minimum 2)");
     if (req->memory_bytes && req->memory_bytes < 4 * ASB_MIB)
         return asb_err(err, -EINVAL, "memory limit below 4 MiB cannot start a process");
+    if (req->output_bytes > ASB_MAX_OUTPUT_BYTES)
+        return asb_err(err, -EINVAL,
+                       "output limit above %llu bytes per stream (the output is kept in the "
+                       "caller's memory)",
+                       (unsigned long long)ASB_MAX_OUTPUT_BYTES);
     *out = *def;
 #define TAKE(f)                                                                                    \
     if (req->f != 0)                                                                               \
@@ -211,7 +223,13 @@ static int build_env(const asb_config_t *cfg, const asb_profile_t *prof, asb_pla
     for (size_t j = 0; j < cfg->n_env; j++) {
         const char *why;
         if (!asb_valid_env_entry(cfg->env[j], &why))
-            return asb_err(err, -EINVAL, "env entry %zu: %s", j, why);
+            return asb_err(err, -EINVAL, "env entry %zu ('%.60s'): %s", j,
+                           cfg->env[j] ? cfg->env[j] : "(null)", why);
+        /* The same name twice: which one a program sees depends on the program (QA finding). */
+        size_t klen = (size_t)(strchr(cfg->env[j], '=') - cfg->env[j]) + 1;
+        for (size_t k = 0; k < j; k++)
+            if (strncmp(cfg->env[k], cfg->env[j], klen) == 0)
+                return asb_err(err, -EINVAL, "env: %.*s given twice", (int)klen - 1, cfg->env[j]);
         if (!(plan->env[n++] = strdup(cfg->env[j])))
             return asb_err_sys(err, ENOMEM, "env");
     }

@@ -112,6 +112,9 @@ int asb_latency_parse_args(int argc, char **argv, asb_latency_opts_t *o, asb_err
         return asb_err(err, -EINVAL, "--out: empty path");
     if (o->plot && !*o->plot)
         return asb_err(err, -EINVAL, "--plot: empty path");
+    /* One artifact would silently replace the other (QA finding). */
+    if (o->plot && strcmp(o->plot, o->out) == 0)
+        return asb_err(err, -EINVAL, "--out and --plot name the same file: %.200s", o->out);
     return 0;
 }
 

@@ -225,6 +225,41 @@ else
     echo "SKIP: no script(1) to give the CLI a terminal"
 fi
 
+# ---- QA findings on hostile CLI input ----
+expect_usage "a --file-out name that is not UTF-8" "$CLI" run --json --file-out $'\xff\xfe' --code pass
+expect_usage "the same --env name twice" "$CLI" run --env A=1 --env A=2 -- /usr/bin/env
+expect_usage "--output-limit above 64 MiB (kept in the caller's memory)" "$CLI" run --output-limit 4294967296 --code pass
+expect_usage "latency --out and --plot the same file" "$CLI" latency --rounds 2 --out "$TMP/same" --plot "$TMP/same"
+"$CLI" run --json --code 'print(1)' </dev/null >/dev/full 2>"$TMP/err"
+rc=$?
+if [[ $rc == 125 ]] && grep -q 'result record could not be written' "$TMP/err"; then
+    pass "a --json record that cannot be written is a failure (exit 125)"
+else
+    fail "--json to a full stdout: exit $rc: $(head -c 200 "$TMP/err")"
+fi
+# A signal to the CLI ends the run with it: a subprocess run's program forked five children that
+# outlived a SIGTERM'd CLI, as root, past their timeout (QA finding).
+"$CLI" run --profile subprocess --timeout 30 --code 'import os,time
+for i in range(5):
+    if os.fork() == 0: break
+time.sleep(60)' </dev/null >/dev/null 2>&1 &
+clipid=$!
+sleep 1.5
+before=0
+for p in /proc/[0-9]*; do [[ $(readlink "$p/cwd" 2>/dev/null) == /tmp/asb-$clipid-* ]] && before=$((before + 1)); done
+kill -TERM "$clipid"
+wait "$clipid"
+rc=$?
+sleep 0.3
+after=0
+for p in /proc/[0-9]*; do [[ $(readlink "$p/cwd" 2>/dev/null) == /tmp/asb-$clipid-* ]] && after=$((after + 1)); done
+dirs=$(find /tmp -maxdepth 1 -name "asb-$clipid-*" | wc -l)
+if [[ $before -ge 6 && $after == 0 && $dirs == 0 && $rc == 143 ]]; then
+    pass "SIGTERM to the CLI: the subprocess run's $before processes and its temp dir are gone (exit 143)"
+else
+    fail "SIGTERM to the CLI: $before processes before, $after after, $dirs temp dirs, exit $rc"
+fi
+
 # ---- nothing of ours left behind: every run above was owner-tagged with its CLI's pid, which is
 # gone now, so a cgroup that appeared during this script and names a dead owner is a leak. (Only
 # new ones count: other users of this machine may have their own.) ----
