@@ -59,9 +59,13 @@ typedef struct gen_policy {
     /* Calls refused only for some argument values (each call at most once). */
     const gen_arg_refusal_t *arg_refused;
     size_t n_arg_refused;
-    /* socket(2): when non-empty, only these families are allowed (else any but AF_VSOCK). */
+    /* socket(2) and socketpair(2): when non-empty, only these families are allowed (else
+     * socket(2) with any family but AF_VSOCK, and socketpair(2) with any). */
     const uint32_t *socket_families;
     size_t n_socket_families;
+    /* Calls that return 0 without doing anything (ERRNO(0)), each with why. */
+    const gen_refusal_t *noop;
+    size_t n_noop;
 } gen_policy_t;
 
 /* Both policies share these conditional rules (policy_build.c): clone(2) without any namespace

@@ -80,12 +80,22 @@ static bool is_arg_refused(const gen_policy_t *p, const char *name)
     return false;
 }
 
+static bool is_noop(const gen_policy_t *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_noop; i++)
+        if (strcmp(p->noop[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static bool is_conditional(const gen_policy_t *p, const char *name)
 {
     for (size_t i = 0; i < sizeof(CONDITIONAL) / sizeof(CONDITIONAL[0]); i++)
         if (strcmp(CONDITIONAL[i], name) == 0)
             return true;
-    return is_arg_refused(p, name);
+    if (p->n_socket_families > 0 && strcmp(name, "socketpair") == 0)
+        return true;
+    return is_arg_refused(p, name) || is_noop(p, name);
 }
 
 /* The unconditional allowlist of p in table order: base's, then p's own, minus p's refusals and
@@ -99,7 +109,7 @@ static int effective_allow(const gen_policy_t *p, const char **out, size_t cap)
             continue;
         for (size_t i = 0; i < layers[l]->n_allow; i++) {
             const char *name = layers[l]->allow[i];
-            if (is_refused(p, name) || is_arg_refused(p, name))
+            if (is_refused(p, name) || is_conditional(p, name))
                 continue;
             if (n == cap)
                 return -1;
@@ -278,19 +288,32 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
      * kernel reads; otherwise any family but AF_VSOCK, which reaches the hypervisor's host side
      * (and vsock has had guest-to-host bugs), which no network namespace isolates. */
     if (p->n_socket_families > 0) {
-        for (size_t i = 0; i < p->n_socket_families; i++) {
-            struct scmp_arg_cmp cmp = {.arg = 0,
-                                       .op = SCMP_CMP_MASKED_EQ,
-                                       .datum_a = 0xffffffffu,
-                                       .datum_b = p->socket_families[i]};
-            rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("socket"), 1, &cmp, why, why_len);
-            if (rc < 0)
-                return rc;
-        }
+        /* socketpair(2) too: it runs the family's socket creation before it can fail, so with
+         * socket(2) alone restricted, AF_NETLINK, AF_VSOCK or AF_TIPC (which implements
+         * socketpair) stayed reachable (review finding). */
+        static const char *const calls[] = {"socket", "socketpair"};
+        for (size_t c = 0; c < 2; c++)
+            for (size_t i = 0; i < p->n_socket_families; i++) {
+                struct scmp_arg_cmp cmp = {.arg = 0,
+                                           .op = SCMP_CMP_MASKED_EQ,
+                                           .datum_a = 0xffffffffu,
+                                           .datum_b = p->socket_families[i]};
+                rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 1, &cmp, why,
+                              why_len);
+                if (rc < 0)
+                    return rc;
+            }
     } else {
         const uint32_t vsock[] = {AF_VSOCK};
         rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, NULL, 0, 0, 31, why,
                                 why_len);
+        if (rc < 0)
+            return rc;
+    }
+
+    for (size_t i = 0; i < p->n_noop; i++) {
+        rc = add_rule(ctx, SCMP_ACT_ERRNO(0), asb_gen_syscall_nr(p->noop[i].name), 0, NULL, why,
+                      why_len);
         if (rc < 0)
             return rc;
     }
@@ -415,7 +438,8 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     fprintf(f, "%s    clone3(%d): ERRNO(ENOSYS), so libc falls back to clone\n", prefix,
             asb_gen_syscall_nr("clone3"));
     if (p->n_socket_families > 0) {
-        fprintf(f, "%s    socket(%d): only families", prefix, asb_gen_syscall_nr("socket"));
+        fprintf(f, "%s    socket(%d), socketpair(%d): only families", prefix,
+                asb_gen_syscall_nr("socket"), asb_gen_syscall_nr("socketpair"));
         for (size_t i = 0; i < p->n_socket_families; i++)
             fprintf(f, " %u", p->socket_families[i]);
         fprintf(f, ", on the low 32 bits\n");
@@ -429,6 +453,9 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     for (size_t i = 0; i < p->n_personalities; i++)
         fprintf(f, " 0x%llx", (unsigned long long)p->personalities[i]);
     fputc('\n', f);
+    for (size_t i = 0; i < p->n_noop; i++)
+        fprintf(f, "%s    %s(%d): a no-op returning 0 (%s)\n", prefix, p->noop[i].name,
+                asb_gen_syscall_nr(p->noop[i].name), p->noop[i].why);
     for (size_t i = 0; i < p->n_arg_refused; i++) {
         const gen_arg_refusal_t *r = &p->arg_refused[i];
         fprintf(f, "%s    %s(%d): %s when argument %u is", prefix, r->name,
