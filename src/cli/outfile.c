@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 /* Walk the directories of rel (up to end) below dirfd without following symlinks, making
@@ -153,6 +155,17 @@ int cli_output_check(const char *flag, const char *path)
     if (dirfd < 0)
         return -1;
     int rc = check_target(flag, path, dirfd, base);
+    /* A directory where a new file cannot be made (/proc, /sys, a read-only mount, no write
+     * permission) is refused now, not after the study's work (QA finding). */
+    struct statfs sf;
+    if (rc == 0 && fstatfs(dirfd, &sf) == 0 &&
+        (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)) {
+        cli_error("%s '%s': under /proc or /sys, not a place for a file", flag, path);
+        rc = -1;
+    } else if (rc == 0 && faccessat(dirfd, ".", W_OK, AT_EACCESS) < 0) {
+        cli_error("%s '%s': its directory is not writable (%s)", flag, path, strerror(errno));
+        rc = -1;
+    }
     close(dirfd);
     return rc;
 }

@@ -229,6 +229,7 @@ fi
 expect_usage "a --file-out name that is not UTF-8" "$CLI" run --json --file-out $'\xff\xfe' --code pass
 expect_usage "the same --env name twice" "$CLI" run --env A=1 --env A=2 -- /usr/bin/env
 expect_usage "--output-limit above 64 MiB (kept in the caller's memory)" "$CLI" run --output-limit 4294967296 --code pass
+expect_usage "chaos --out under /proc, refused before any run" "$CLI" chaos --attacks kernel_version_leak --profiles hardened --out /proc/self/comm
 expect_usage "latency --out and --plot the same file" "$CLI" latency --rounds 2 --out "$TMP/same" --plot "$TMP/same"
 "$CLI" run --json --code 'print(1)' </dev/null >/dev/full 2>"$TMP/err"
 rc=$?
