@@ -36,6 +36,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <termios.h>
 
@@ -306,6 +307,44 @@ static int probe_socketpair_netlink(void)
     return probe_socketpair(AF_NETLINK); /* the kernel: EOPNOTSUPP, after netlink_create */
 }
 
+/* send/recv on a unix stream pair, with or without MSG_OOB (out-of-band byte). */
+static int probe_unix_send(int flags)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return 201;
+    ssize_t n = send(sv[0], "x", 1, flags);
+    int rc = n == 1 ? 0 : n < 0 ? errno : 202;
+    close(sv[0]);
+    close(sv[1]);
+    return rc;
+}
+
+static int probe_send_oob(void)
+{
+    return probe_unix_send(MSG_OOB);
+}
+
+static int probe_send_plain(void)
+{
+    return probe_unix_send(MSG_DONTWAIT);
+}
+
+static int probe_recv_oob(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return 201;
+    char c;
+    struct iovec iov = {.iov_base = &c, .iov_len = 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    ssize_t n = recvmsg(sv[1], &mh, MSG_OOB | MSG_DONTWAIT); /* nothing queued: EINVAL */
+    int rc = n >= 0 ? 0 : errno;
+    close(sv[0]);
+    close(sv[1]);
+    return rc;
+}
+
 static int probe_vmsplice(void)
 {
     return result(syscall(SYS_vmsplice, -1, NULL, 0, 0)); /* EBADF */
@@ -574,6 +613,10 @@ static void test_hardened_specific(void **state)
         {"socketpair(AF_UNIX)", probe_socketpair_unix, ALLOWED, 0},
         {"socketpair(AF_NETLINK)", probe_socketpair_netlink, REFUSED, EPERM},
         {"vmsplice", probe_vmsplice, REFUSED, EPERM},
+        /* af_unix out-of-band data: CVE-2025-38236 (review finding) */
+        {"send(MSG_OOB)", probe_send_oob, REFUSED, EPERM},
+        {"recvmsg(MSG_OOB)", probe_recv_oob, REFUSED, EPERM},
+        {"send(MSG_DONTWAIT)", probe_send_plain, ALLOWED, 0},
         {"remap_file_pages", probe_remap_file_pages, REFUSED, EPERM},
         {"setsockopt(IPPROTO_TCP, 26)", probe_tcp_level_26, ALLOWED, EBADF},
         {"prctl(PR_SET_SECCOMP)", probe_prctl_set_seccomp, REFUSED, EPERM},

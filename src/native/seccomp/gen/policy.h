@@ -42,6 +42,14 @@ typedef struct gen_arg_refusal {
     const char *why; /* printed by the listing */
 } gen_arg_refusal_t;
 
+/* A call allowed only while none of `mask`'s bits is set in argument `arg`. */
+typedef struct gen_flag_refusal {
+    const char *name;
+    unsigned arg;
+    uint32_t mask;
+    const char *why; /* printed by the listing */
+} gen_flag_refusal_t;
+
 /* One policy, as data. The builder (policy_build.c) turns it into a libseccomp context. */
 typedef struct gen_policy {
     const char *name;  /* "docker_default": the generated arrays are asb_bpf_<name>[] */
@@ -66,6 +74,9 @@ typedef struct gen_policy {
     /* Calls that return 0 without doing anything (ERRNO(0)), each with why. */
     const gen_refusal_t *noop;
     size_t n_noop;
+    /* Calls allowed only when no bit of mask is set in argument arg (low 32 bits). */
+    const gen_flag_refusal_t *flag_refused;
+    size_t n_flag_refused;
 } gen_policy_t;
 
 /* Both policies share these conditional rules (policy_build.c): clone(2) without any namespace

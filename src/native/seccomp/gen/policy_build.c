@@ -95,6 +95,9 @@ static bool is_conditional(const gen_policy_t *p, const char *name)
             return true;
     if (p->n_socket_families > 0 && strcmp(name, "socketpair") == 0)
         return true;
+    for (size_t i = 0; i < p->n_flag_refused; i++)
+        if (strcmp(p->flag_refused[i].name, name) == 0)
+            return true;
     return is_arg_refused(p, name) || is_noop(p, name);
 }
 
@@ -317,6 +320,15 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
         if (rc < 0)
             return rc;
     }
+    /* Flag refusals: allowed while (arg & mask) == 0; a set bit falls to the default. */
+    for (size_t i = 0; i < p->n_flag_refused; i++) {
+        const gen_flag_refusal_t *r = &p->flag_refused[i];
+        struct scmp_arg_cmp cmp = {
+            .arg = r->arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = r->mask, .datum_b = 0};
+        rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(r->name), 1, &cmp, why, why_len);
+        if (rc < 0)
+            return rc;
+    }
 
     /* prlimit64(2) only on the caller itself (pid 0, what setrlimit/getrlimit use): with another
      * pid, a workload that shares its supervisor's uid (baseline, root inside) could set the
@@ -456,6 +468,10 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     for (size_t i = 0; i < p->n_noop; i++)
         fprintf(f, "%s    %s(%d): a no-op returning 0 (%s)\n", prefix, p->noop[i].name,
                 asb_gen_syscall_nr(p->noop[i].name), p->noop[i].why);
+    for (size_t i = 0; i < p->n_flag_refused; i++)
+        fprintf(f, "%s    %s(%d): refused when argument %u has a bit of 0x%x (%s)\n", prefix,
+                p->flag_refused[i].name, asb_gen_syscall_nr(p->flag_refused[i].name),
+                p->flag_refused[i].arg, p->flag_refused[i].mask, p->flag_refused[i].why);
     for (size_t i = 0; i < p->n_arg_refused; i++) {
         const gen_arg_refusal_t *r = &p->arg_refused[i];
         fprintf(f, "%s    %s(%d): %s when argument %u is", prefix, r->name,

@@ -28,6 +28,17 @@ static const gen_refusal_t HARDENED_NOOP[] = {
     {"sync", "flushes every file system of the host; all the sandbox can write is tmpfs"},
 };
 
+/* MSG_OOB on unix sockets: out-of-band data is a rarely used path of af_unix where a
+ * use-after-free let a sandboxed renderer into the kernel (CVE-2025-38236), after another race
+ * with the garbage collector (CVE-2024-36972). With lo down there is no TCP for urgent data to
+ * matter (review finding). Bit 0 of the flags, in every send and receive call. */
+#define MSG_OOB_WHY "MSG_OOB: af_unix out-of-band data (CVE-2025-38236, CVE-2024-36972)"
+static const gen_flag_refusal_t HARDENED_FLAG_REFUSED[] = {
+    {"sendto", 3, 0x1, MSG_OOB_WHY},   {"recvfrom", 3, 0x1, MSG_OOB_WHY},
+    {"sendmsg", 2, 0x1, MSG_OOB_WHY},  {"recvmsg", 2, 0x1, MSG_OOB_WHY},
+    {"sendmmsg", 3, 0x1, MSG_OOB_WHY}, {"recvmmsg", 3, 0x1, MSG_OOB_WHY},
+};
+
 static const gen_refusal_t HARDENED_REFUSED[] = {
     /* rarely used memory-management calls with a history of kernel bugs (review finding) */
     {"vmsplice", "pages of the caller's memory into a pipe: the usual trigger of copy-on-write "
@@ -216,4 +227,6 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_socket_families = sizeof(HARDENED_SOCKET_FAMILIES) / sizeof(HARDENED_SOCKET_FAMILIES[0]),
     .noop = HARDENED_NOOP,
     .n_noop = sizeof(HARDENED_NOOP) / sizeof(HARDENED_NOOP[0]),
+    .flag_refused = HARDENED_FLAG_REFUSED,
+    .n_flag_refused = sizeof(HARDENED_FLAG_REFUSED) / sizeof(HARDENED_FLAG_REFUSED[0]),
 };
