@@ -3,8 +3,10 @@
 #include "native/supervisor/sup.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -86,4 +88,15 @@ bool sup_from_outside(const struct signalfd_siginfo *si)
 {
     return (si->ssi_signo == SIGTERM || si->ssi_signo == SIGINT) && si->ssi_code == SI_USER &&
            si->ssi_pid == 0;
+}
+
+int64_t sup_read_int(const char *path, int64_t unknown)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return unknown;
+    char b[24] = "";
+    ssize_t n = read(fd, b, sizeof(b) - 1);
+    close(fd);
+    return n > 0 ? (int64_t)strtoll(b, NULL, 10) : unknown;
 }

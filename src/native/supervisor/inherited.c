@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
@@ -37,15 +37,11 @@
 static int oom_first(asb_error_t *err)
 {
     static const char path[] = "/proc/self/oom_score_adj";
-    char val[16] = "";
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t got = fd >= 0 ? read(fd, val, sizeof(val) - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (got > 0 && atoi(val) == ASB_SANDBOX_OOM_SCORE_ADJ)
+    if (sup_read_int(path, INT64_MIN) == ASB_SANDBOX_OOM_SCORE_ADJ)
         return 0;
+    char val[16];
     int n = snprintf(val, sizeof(val), "%d", ASB_SANDBOX_OOM_SCORE_ADJ);
-    fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || write(fd, val, (size_t)n) != n) {
         int e = errno;
         if (fd >= 0)

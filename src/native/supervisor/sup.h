@@ -107,6 +107,8 @@ struct signalfd_siginfo;
  * 0 included, and a workload that shares our uid forged a host abort that way (review
  * finding). */
 bool sup_from_outside(const struct signalfd_siginfo *si);
+/* The integer a small file (/proc, /proc/sys) holds, or `unknown` when it cannot be read. */
+int64_t sup_read_int(const char *path, int64_t unknown);
 uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
 /* Write all of buf, retrying EINTR; -1 when the reader is gone. */
 int sup_write_all(int fd, const void *buf, size_t n);

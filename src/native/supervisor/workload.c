@@ -108,18 +108,6 @@ static uint64_t parse_hex(const char *s)
     return strtoull(s, NULL, 16);
 }
 
-/* The integer a small /proc file holds, or unknown when it cannot be read. */
-static int64_t read_int(const char *path, int64_t unknown)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return unknown;
-    char b[24] = "";
-    ssize_t n = read(fd, b, sizeof(b) - 1);
-    close(fd);
-    return n > 0 ? (int64_t)strtoll(b, NULL, 10) : unknown;
-}
-
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
 void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t *o)
 {
@@ -230,7 +218,7 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     asb_wire_put_bool(o, "abstract_unix_scoped", scoped);
 
     /* memfd: what the kernel will do with a new memfd in this pid namespace. */
-    asb_wire_put_int(o, "memfd_noexec", read_int("/proc/sys/vm/memfd_noexec", -1));
+    asb_wire_put_int(o, "memfd_noexec", sup_read_int("/proc/sys/vm/memfd_noexec", -1));
 
     struct utsname u;
     bool named = uname(&u) == 0;
@@ -242,7 +230,7 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
      * class and the limit that would let the program take one. Unknown reads as a value no
      * check accepts. */
     asb_wire_put_int(o, "personality", (int64_t)(unsigned)personality(0xffffffff));
-    asb_wire_put_int(o, "oom_score_adj", read_int("/proc/self/oom_score_adj", INT64_MIN));
+    asb_wire_put_int(o, "oom_score_adj", sup_read_int("/proc/self/oom_score_adj", INT64_MIN));
     asb_wire_put_int(o, "sched_policy", syscall(SYS_sched_getscheduler, 0)); /* musl: ENOSYS */
     errno = 0;
     int nice = getpriority(PRIO_PROCESS, 0);
