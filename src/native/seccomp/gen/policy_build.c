@@ -64,26 +64,23 @@ static int fail(char *why, size_t why_len, int code, const char *fmt, ...)
     return code;
 }
 
-static bool is_refused(const gen_policy_t *p, const char *name)
+static bool in_list(const gen_refusal_t *list, size_t n, const char *name)
 {
-    for (size_t i = 0; i < p->n_refused; i++)
-        if (strcmp(p->refused[i].name, name) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i].name, name) == 0)
             return true;
     return false;
+}
+
+static bool is_refused(const gen_policy_t *p, const char *name)
+{
+    return in_list(p->refused, p->n_refused, name);
 }
 
 static bool is_arg_refused(const gen_policy_t *p, const char *name)
 {
     for (size_t i = 0; i < p->n_arg_refused; i++)
         if (strcmp(p->arg_refused[i].name, name) == 0)
-            return true;
-    return false;
-}
-
-static bool is_noop(const gen_policy_t *p, const char *name)
-{
-    for (size_t i = 0; i < p->n_noop; i++)
-        if (strcmp(p->noop[i].name, name) == 0)
             return true;
     return false;
 }
@@ -98,7 +95,7 @@ static bool is_conditional(const gen_policy_t *p, const char *name)
     for (size_t i = 0; i < p->n_flag_refused; i++)
         if (strcmp(p->flag_refused[i].name, name) == 0)
             return true;
-    return is_arg_refused(p, name) || is_noop(p, name);
+    return is_arg_refused(p, name) || in_list(p->noop, p->n_noop, name);
 }
 
 /* The unconditional allowlist of p in table order: base's, then p's own, minus p's refusals and
