@@ -5,11 +5,9 @@
 #include "docker/docker.h"
 #include "core/owner.h"
 #include "io/file_in.h"
-#include "io/rmtree.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -306,26 +304,6 @@ static void kill_children(void)
         closedir(tasks);
 }
 
-static void remove_own_tmp(void)
-{
-    char tag[96];
-    if (asb_owner_tag(tag, sizeof(tag) - 1) < 0)
-        return;
-    strcat(tag, "-");
-    int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = parent >= 0 ? fdopendir(dup(parent)) : NULL;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strncmp(e->d_name, tag, strlen(tag)) == 0) {
-            asb_error_t err;
-            asb_rmtree_at(parent, e->d_name, &err);
-        }
-    if (d)
-        closedir(d);
-    if (parent >= 0)
-        close(parent);
-}
-
 static void *watch_signals(void *arg)
 {
     sig_watch_t *w = arg;
@@ -337,7 +315,7 @@ static void *watch_signals(void *arg)
             asb_error_t e;
             asb_docker_remove_own(&e);
             usleep(100 * 1000); /* the killed programs let go of their directories */
-            remove_own_tmp();
+            asb_cleanup_own_temp_dirs();
             _exit(128 + sig);
         }
     }

@@ -28,8 +28,9 @@ static void append(char **report, const char *line)
     *report = n;
 }
 
-/* Subprocess temp dirs: ASB_SUBPROCESS_TMP_PARENT/asb-<pid>-<start>-<random>. */
-static int reap_temp_dirs(char **report, asb_error_t *err)
+/* Subprocess temp dirs: ASB_SUBPROCESS_TMP_PARENT/asb-<pid>-<start>-<random>, those of dead
+ * owners, or with own those of this process (a CLI ending on a signal). */
+static int reap_temp_dirs(bool own, char **report, asb_error_t *err)
 {
     int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0)
@@ -42,13 +43,16 @@ static int reap_temp_dirs(char **report, asb_error_t *err)
         close(parent);
         return asb_err_sys(err, errno, "list %s", ASB_SUBPROCESS_TMP_PARENT);
     }
+    pid_t self = getpid();
+    uint64_t self_start = own ? asb_owner_starttime(self) : 0;
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         pid_t pid;
         uint64_t start;
         struct stat st;
-        if (!asb_owner_parse(e->d_name, &pid, &start) || asb_owner_alive(pid, start))
+        if (!asb_owner_parse(e->d_name, &pid, &start) ||
+            (own ? pid != self || start != self_start : asb_owner_alive(pid, start)))
             continue;
         /* Only directories we could have made: owned by us, not a symlink. */
         if (fstatat(parent, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
@@ -89,7 +93,7 @@ int asb_cleanup(char **report, asb_error_t *err)
             free(cg);
         }
     }
-    int r2 = reap_temp_dirs(report, rc < 0 ? &e : err);
+    int r2 = reap_temp_dirs(false, report, rc < 0 ? &e : err);
     int slots = asb_idslot_reap();
     if (slots > 0) {
         char line[160];
@@ -112,4 +116,12 @@ int asb_cleanup(char **report, asb_error_t *err)
     }
     free(dk);
     return rc < 0 ? rc : r2;
+}
+
+void asb_cleanup_own_temp_dirs(void)
+{
+    char *report = NULL;
+    asb_error_t err;
+    reap_temp_dirs(true, &report, &err);
+    free(report);
 }
