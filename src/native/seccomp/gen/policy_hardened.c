@@ -33,10 +33,23 @@ static const gen_refusal_t HARDENED_NOOP[] = {
  * with the garbage collector (CVE-2024-36972). With lo down there is no TCP for urgent data to
  * matter (review finding). Bit 0 of the flags, in every send and receive call. */
 #define MSG_OOB_WHY "MSG_OOB: af_unix out-of-band data (CVE-2025-38236, CVE-2024-36972)"
+/* Huge pages come from the host's hugetlb pool, reserved by the administrator for whoever runs
+ * there (databases, VMs) and charged to no memory limit of ours on cgroup v1 (nor on v2 without
+ * the memory_hugetlb_accounting mount option): a run could take the whole pool. Refused at the
+ * three doors to it: mmap's MAP_HUGETLB, memfd_create's MFD_HUGETLB, shmget's SHM_HUGETLB.
+ * Transparent huge pages (madvise MADV_HUGEPAGE) are ordinary, charged memory and stay. */
+#define HUGETLB_WHY "huge pages from the host's reserved hugetlb pool, charged to no limit"
+
 static const gen_flag_refusal_t HARDENED_FLAG_REFUSED[] = {
-    {"sendto", 3, 0x1, MSG_OOB_WHY},   {"recvfrom", 3, 0x1, MSG_OOB_WHY},
-    {"sendmsg", 2, 0x1, MSG_OOB_WHY},  {"recvmsg", 2, 0x1, MSG_OOB_WHY},
-    {"sendmmsg", 3, 0x1, MSG_OOB_WHY}, {"recvmmsg", 3, 0x1, MSG_OOB_WHY},
+    {"sendto", 3, 0x1, MSG_OOB_WHY},
+    {"recvfrom", 3, 0x1, MSG_OOB_WHY},
+    {"sendmsg", 2, 0x1, MSG_OOB_WHY},
+    {"recvmsg", 2, 0x1, MSG_OOB_WHY},
+    {"sendmmsg", 3, 0x1, MSG_OOB_WHY},
+    {"recvmmsg", 3, 0x1, MSG_OOB_WHY},
+    {"mmap", 3, 0x40000 /* MAP_HUGETLB */, HUGETLB_WHY},
+    {"memfd_create", 1, 0x4 /* MFD_HUGETLB */, HUGETLB_WHY},
+    {"shmget", 2, 04000 /* SHM_HUGETLB */, HUGETLB_WHY},
 };
 
 static const gen_refusal_t HARDENED_REFUSED[] = {
@@ -163,8 +176,16 @@ static const uint32_t HARDENED_SOCKOPT_REFUSED[] = {26 /* SO_ATTACH_FILTER */,
                                                     51 /* SO_ATTACH_REUSEPORT_CBPF */};
 
 /* PR_SET_SECCOMP installs a filter through prctl(2): the same JIT counter (seccomp(2) itself is
- * refused whole above). */
-static const uint32_t HARDENED_PRCTL_REFUSED[] = {22 /* PR_SET_SECCOMP */};
+ * refused whole above). PR_SET_MEMORY_MERGE hands all of the process's memory to KSM, the
+ * host's page deduplication: where KSM runs, two sandboxes whose pages merge can time the
+ * copy-on-write of a shared page, a channel between them (and a probe for what other KSM users
+ * hold), and the host's ksmd scans their memory on no cgroup's account. */
+static const uint32_t HARDENED_PRCTL_REFUSED[] = {22 /* PR_SET_SECCOMP */,
+                                                  67 /* PR_SET_MEMORY_MERGE */};
+
+/* MADV_MERGEABLE: the same KSM deduplication for one range. Advice, so a no-op that reports
+ * success (the kernel ignores it too where KSM is not built in). */
+static const uint32_t HARDENED_MADVISE_NOOP[] = {12 /* MADV_MERGEABLE */};
 
 /* POSIX_FADV_DONTNEED drops a file's clean pages from the page cache, the host's included: a
  * hardened run emptied the host's cache of any /usr file it could open, and by dropping and
@@ -190,9 +211,10 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
     {.name = "prctl",
      .arg = 0,
      .deny = HARDENED_PRCTL_REFUSED,
-     .n_deny = 1,
+     .n_deny = sizeof(HARDENED_PRCTL_REFUSED) / sizeof(HARDENED_PRCTL_REFUSED[0]),
      .when_arg = -1,
-     .why = "PR_SET_SECCOMP: a filter of its own, against the host's JIT limit"},
+     .why = "PR_SET_SECCOMP: a filter of its own, against the host's JIT limit; "
+            "PR_SET_MEMORY_MERGE: KSM page sharing between sandboxes"},
     {.name = "fadvise64",
      .arg = 3,
      .deny = HARDENED_FADVISE_NOOP,
@@ -200,6 +222,13 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .when_arg = -1,
      .noop = true,
      .why = "POSIX_FADV_DONTNEED: evicting the host's page cache"},
+    {.name = "madvise",
+     .arg = 2,
+     .deny = HARDENED_MADVISE_NOOP,
+     .n_deny = 1,
+     .when_arg = -1,
+     .noop = true,
+     .why = "MADV_MERGEABLE: KSM page sharing between sandboxes"},
 };
 
 /* Socket families a workload needs: local (unix) and IPv4/IPv6 on its own loopback. Every other
