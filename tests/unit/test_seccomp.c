@@ -22,6 +22,7 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/futex.h>
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
@@ -308,6 +309,32 @@ static int probe_socketpair_netlink(void)
     return probe_socketpair(AF_NETLINK); /* the kernel: EOPNOTSUPP, after netlink_create */
 }
 
+/* futex on a word of our own: a priority-inheritance lock (free word: the control takes it, 0),
+ * a PI trylock with the private and realtime-clock bits (the control: ENOSYS, the clock bit is
+ * not valid there), and a plain wake (0 everywhere). */
+static int probe_futex(int op)
+{
+    static uint32_t word;
+    word = 0;
+    long r = syscall(SYS_futex, &word, op, 1, NULL, NULL, 0);
+    return r < 0 ? errno : 0;
+}
+
+static int probe_futex_lock_pi(void)
+{
+    return probe_futex(FUTEX_LOCK_PI_PRIVATE);
+}
+
+static int probe_futex_trylock_pi_flags(void)
+{
+    return probe_futex(FUTEX_TRYLOCK_PI | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+}
+
+static int probe_futex_wake(void)
+{
+    return probe_futex(FUTEX_WAKE_PRIVATE);
+}
+
 /* send/recv on a unix stream pair, with or without MSG_OOB (out-of-band byte). */
 static int probe_unix_send(int flags)
 {
@@ -590,6 +617,9 @@ static void test_docker_default_specific(void **state)
         {"setsockopt(SO_ATTACH_FILTER)", probe_attach_filter, ALLOWED, EBADF},
         {"prctl(PR_SET_SECCOMP)", probe_prctl_set_seccomp, ALLOWED, EINVAL},
         {"seccomp(GET_ACTION_AVAIL)", probe_seccomp_action_avail, ALLOWED, 0},
+        {"futex(FUTEX_LOCK_PI_PRIVATE)", probe_futex_lock_pi, ALLOWED, 0},
+        {"futex(TRYLOCK_PI|PRIVATE|CLOCK_REALTIME)", probe_futex_trylock_pi_flags, ALLOWED, ENOSYS},
+        {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -626,6 +656,10 @@ static void test_hardened_specific(void **state)
         {"io_setup", probe_io_setup, REFUSED, EPERM},
         {"inotify_init1", probe_inotify_init1, REFUSED, EPERM},
         {"socket(AF_ALG)", probe_socket_alg, REFUSED, EPERM},
+        /* the PI state machine (CVE-2014-3153, CVE-2021-3347) */
+        {"futex(FUTEX_LOCK_PI_PRIVATE)", probe_futex_lock_pi, REFUSED, EPERM},
+        {"futex(TRYLOCK_PI|PRIVATE|CLOCK_REALTIME)", probe_futex_trylock_pi_flags, REFUSED, EPERM},
+        {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_HARDENED, cases, sizeof(cases) / sizeof(cases[0]));
 }

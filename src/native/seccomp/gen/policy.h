@@ -39,6 +39,9 @@ typedef struct gen_arg_refusal {
     /* The denied values return 0 without doing anything instead of failing (EPERM): for advice
      * the kernel may ignore anyway, so programs that check the result keep working. */
     bool noop;
+    /* Bits of the argument that do not decide (e.g. futex's FUTEX_PRIVATE_FLAG): a denied value
+     * is denied with these bits set or clear, in every combination. Not with noop. */
+    uint32_t ignore_bits;
     const char *why; /* printed by the listing */
 } gen_arg_refusal_t;
 

@@ -136,8 +136,10 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned count
  * these arguments to 32 bits, so a comparison on all 64 could be dodged by setting a high bit. */
 static int allow_unless_low32(scmp_filter_ctx ctx, int nr, unsigned arg, const uint32_t *deny,
                               size_t n_deny, const struct scmp_arg_cmp *pre, uint32_t mask,
-                              uint32_t value, int bit, char *why, size_t why_len)
+                              uint32_t value, int bit, uint32_t ignore, char *why, size_t why_len)
 {
+    while (bit >= 0 && (ignore & (1u << bit)))
+        bit--; /* a bit that does not decide: never compared, so either value of it matches */
     bool hit = false;
     for (size_t i = 0; i < n_deny; i++)
         if ((deny[i] & mask) == value)
@@ -152,12 +154,12 @@ static int allow_unless_low32(scmp_filter_ctx ctx, int nr, unsigned arg, const u
     if (bit < 0)
         return 0; /* exactly a denied value: left to the default action */
     uint32_t b = 1u << bit;
-    int rc =
-        allow_unless_low32(ctx, nr, arg, deny, n_deny, pre, mask | b, value, bit - 1, why, why_len);
+    int rc = allow_unless_low32(ctx, nr, arg, deny, n_deny, pre, mask | b, value, bit - 1, ignore,
+                                why, why_len);
     if (rc < 0)
         return rc;
-    return allow_unless_low32(ctx, nr, arg, deny, n_deny, pre, mask | b, value | b, bit - 1, why,
-                              why_len);
+    return allow_unless_low32(ctx, nr, arg, deny, n_deny, pre, mask | b, value | b, bit - 1, ignore,
+                              why, why_len);
 }
 
 /* One argument refusal: the call is allowed for every other value (and, with a gate, whenever
@@ -190,17 +192,19 @@ static int add_arg_refusal(scmp_filter_ctx ctx, const gen_arg_refusal_t *r, char
     if (rc < 0)
         return rc;
     if (r->when_arg < 0)
-        return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, NULL, 0, 0, 31, why,
-                                  why_len);
+        return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, NULL, 0, 0, 31,
+                                  r->ignore_bits, why, why_len);
     const uint32_t gate[] = {r->when_value};
-    rc = allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1, NULL, 0, 0, 31, why, why_len);
+    rc = allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1, NULL, 0, 0, 31, 0, why,
+                            why_len);
     if (rc < 0)
         return rc;
     struct scmp_arg_cmp pre = {.arg = (unsigned)r->when_arg,
                                .op = SCMP_CMP_MASKED_EQ,
                                .datum_a = 0xffffffffu,
                                .datum_b = r->when_value};
-    return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, &pre, 0, 0, 31, why, why_len);
+    return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, &pre, 0, 0, 31, r->ignore_bits,
+                              why, why_len);
 }
 
 static int resolve(const char *name, char *why, size_t why_len)
@@ -247,7 +251,8 @@ static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, 
             if (strcmp(p->arg_refused[k].name, r->name) == 0)
                 return fail(why, why_len, -EINVAL, "%s: \"%s\" has two argument refusals", p->name,
                             r->name);
-        if (r->n_deny == 0 || r->arg > 5 || r->when_arg > 5 || (int)r->arg == r->when_arg)
+        if (r->n_deny == 0 || r->arg > 5 || r->when_arg > 5 || (int)r->arg == r->when_arg ||
+            (r->noop && r->ignore_bits))
             return fail(why, why_len, -EINVAL, "%s: \"%s\": a malformed argument refusal", p->name,
                         r->name);
     }
@@ -305,8 +310,8 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
             }
     } else {
         const uint32_t vsock[] = {AF_VSOCK};
-        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, NULL, 0, 0, 31, why,
-                                why_len);
+        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, NULL, 0, 0, 31, 0,
+                                why, why_len);
         if (rc < 0)
             return rc;
     }
@@ -475,6 +480,8 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
                 asb_gen_syscall_nr(r->name), r->noop ? "a no-op returning 0" : "refused", r->arg);
         for (size_t k = 0; k < r->n_deny; k++)
             fprintf(f, " 0x%x", r->deny[k]);
+        if (r->ignore_bits)
+            fprintf(f, " with any of bits 0x%x set or clear", r->ignore_bits);
         if (r->when_arg >= 0)
             fprintf(f, " and argument %d is 0x%x", r->when_arg, r->when_value);
         fprintf(f, ", on the low 32 bits (%s)\n", r->why);

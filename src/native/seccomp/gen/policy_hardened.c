@@ -193,7 +193,22 @@ static const uint32_t HARDENED_MADVISE_NOOP[] = {12 /* MADV_MERGEABLE */};
  * no-op that reports success, as the kernel may ignore advice anyway; every other advice works. */
 static const uint32_t HARDENED_FADVISE_NOOP[] = {4 /* POSIX_FADV_DONTNEED */};
 
+/* The priority-inheritance futex operations: the kernel's PI state machine behind several local
+ * privilege escalations (CVE-2014-3153, used by towelroot, CVE-2021-3347); Chromium's renderer
+ * policy refuses them too. Plain futex waits and wakes, which every threaded program uses, stay.
+ * Refused with and without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256). */
+static const uint32_t HARDENED_FUTEX_REFUSED[] = {
+    6 /* FUTEX_LOCK_PI */,          7 /* FUTEX_UNLOCK_PI */,       8 /* FUTEX_TRYLOCK_PI */,
+    11 /* FUTEX_WAIT_REQUEUE_PI */, 12 /* FUTEX_CMP_REQUEUE_PI */, 13 /* FUTEX_LOCK_PI2 */};
+
 static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
+    {.name = "futex",
+     .arg = 1,
+     .deny = HARDENED_FUTEX_REFUSED,
+     .n_deny = sizeof(HARDENED_FUTEX_REFUSED) / sizeof(HARDENED_FUTEX_REFUSED[0]),
+     .when_arg = -1,
+     .ignore_bits = 128u | 256u,
+     .why = "priority-inheritance operations: the PI state machine behind kernel exploits"},
     {.name = "ioctl",
      .arg = 1,
      .deny = HARDENED_IOCTL_REFUSED,
