@@ -4,6 +4,8 @@
 
 #include "agent_sandbox.h"
 
+#include <stdio.h>
+
 #define CLI_EXIT_USAGE 2
 #define CLI_EXIT_INTERNAL 125
 
@@ -18,6 +20,8 @@ int cli_chaos(int argc, char **argv);
 
 /* "agent-sandbox: error: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* s with control characters (C0, DEL, C1 in UTF-8) escaped, for a line of the CLI's own. */
+void cli_put_text(FILE *f, const char *s);
 
 /* Parse helpers: return 0 or print a clear error naming the flag and return -1. */
 int cli_parse_double(const char *flag, const char *s, double min, double max, double *out);

@@ -248,9 +248,13 @@ static void print_human(const asb_result_t *r)
     if (r->stderr_truncated)
         fprintf(stderr, "\n[agent-sandbox: stderr truncated at the %llu-byte cap]\n",
                 (unsigned long long)r->limits_enforced.output_bytes);
-    for (size_t i = 0; i < r->n_files_refused; i++)
-        fprintf(stderr, "agent-sandbox: file-out %s refused: %s\n", r->files_refused[i].name,
-                r->files_refused[i].reason);
+    for (size_t i = 0; i < r->n_files_refused; i++) {
+        fputs("agent-sandbox: file-out ", stderr);
+        cli_put_text(stderr, r->files_refused[i].name);
+        fputs(" refused: ", stderr);
+        cli_put_text(stderr, r->files_refused[i].reason);
+        fputc('\n', stderr);
+    }
     /* The status line starts a line of its own, whatever the program's stderr ended with. */
     if (r->err.len && r->err.data[r->err.len - 1] != '\n')
         fputc('\n', stderr);

@@ -12,8 +12,22 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Error lines quote hostile input (submission ids, file names, program output): control bytes
- * are written as \xNN so they cannot drive the operator's terminal or split the line. */
+/* Text that may quote hostile input (submission ids, file names, program output) on a line of
+ * the CLI's own: C0 control bytes and DEL are written as \xNN, and C1 controls in their UTF-8
+ * form (U+0080..U+009F: CSI is U+009B) as \uNNNN, so nothing in it can drive the operator's
+ * terminal, split the line or paint a fake one over it (red-team finding: C1 went through). */
+void cli_put_text(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+            fprintf(f, "\\u%04x", *++p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
 void cli_error(const char *fmt, ...)
 {
     char msg[4096];
@@ -22,12 +36,7 @@ void cli_error(const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     fputs("agent-sandbox: error: ", stderr);
-    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(stderr, "\\x%02x", *p);
-        else
-            fputc(*p, stderr);
-    }
+    cli_put_text(stderr, msg);
     fputc('\n', stderr);
 }
 

@@ -225,6 +225,15 @@ else
     echo "SKIP: no script(1) to give the CLI a terminal"
 fi
 
+# ---- the CLI's own error lines quote hostile names with C1 controls escaped: U+009B (CSI) as
+# UTF-8 would otherwise clear the screen or paint a fake summary (red-team finding) ----
+"$CLI" run --file-in "/nonexistent"$'\xc2\x9b''2J' --code pass </dev/null >/dev/null 2>"$TMP/err"
+if grep -q 'nonexistent\\u009b2J' "$TMP/err" && ! grep -q $'\xc2\x9b' "$TMP/err"; then
+    pass "a C1 control in an error line is escaped"
+else
+    fail "C1 control in an error line: $(od -c "$TMP/err" | head -5)"
+fi
+
 # ---- QA findings on hostile CLI input ----
 expect_usage "a --file-out name that is not UTF-8" "$CLI" run --json --file-out $'\xff\xfe' --code pass
 expect_usage "the same --env name twice" "$CLI" run --env A=1 --env A=2 -- /usr/bin/env
