@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/futex.h>
+#include <netinet/in.h>
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
@@ -297,6 +298,59 @@ static int probe_socketpair(int family)
         close(sv[1]);
     }
     return result(r);
+}
+
+/* socket(2) of an IPv4/IPv6 protocol: 0 when created (and closed), else the errno. */
+static int probe_inet(int family, int type, int protocol)
+{
+    int fd = socket(family, type | SOCK_CLOEXEC, protocol);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    return 0;
+}
+
+static int probe_inet_tcp(void)
+{
+    return probe_inet(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+}
+
+static int probe_inet6_default(void)
+{
+    return probe_inet(AF_INET6, SOCK_DGRAM, 0);
+}
+
+static int probe_inet_mptcp(void)
+{
+    return probe_inet(AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */);
+}
+
+static int probe_inet_udplite(void)
+{
+    return probe_inet(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE);
+}
+
+static int probe_inet6_sctp(void)
+{
+    return probe_inet(AF_INET6, SOCK_STREAM, IPPROTO_SCTP);
+}
+
+static int probe_inet_mptcp_high_bits(void)
+{
+    long fd = syscall(SYS_socket, AF_INET, SOCK_STREAM, 262L | (1L << 32));
+    if (fd < 0)
+        return errno;
+    close((int)fd);
+    return 0;
+}
+
+static int probe_socketpair_inet_mptcp(void)
+{
+    int sv[2];
+    if (socketpair(AF_INET, SOCK_STREAM, 262, sv) < 0)
+        return errno;
+    close(sv[0]), close(sv[1]);
+    return 0;
 }
 
 static int probe_socketpair_unix(void)
@@ -642,6 +696,15 @@ static void test_hardened_specific(void **state)
         {"setsockopt(SO_REUSEADDR)", probe_reuseaddr, ALLOWED, EBADF},
         /* socketpair(2) runs the family's socket creation too (review finding) */
         {"socketpair(AF_UNIX)", probe_socketpair_unix, ALLOWED, 0},
+        /* IPv4/IPv6 protocols: only default, TCP, UDP, ICMP (module autoload, MPTCP, UDP-Lite) */
+        {"socket(AF_INET, SOCK_STREAM, IPPROTO_TCP)", probe_inet_tcp, ALLOWED, 0},
+        {"socket(AF_INET6, SOCK_DGRAM, 0)", probe_inet6_default, ALLOWED, 0},
+        {"socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", probe_inet_mptcp, REFUSED, EPERM},
+        {"socket(AF_INET, IPPROTO_MPTCP | 1<<32)", probe_inet_mptcp_high_bits, REFUSED, EPERM},
+        {"socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE)", probe_inet_udplite, REFUSED, EPERM},
+        {"socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP)", probe_inet6_sctp, REFUSED, EPERM},
+        {"socketpair(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", probe_socketpair_inet_mptcp, REFUSED,
+         EPERM},
         {"socketpair(AF_NETLINK)", probe_socketpair_netlink, REFUSED, EPERM},
         {"vmsplice", probe_vmsplice, REFUSED, EPERM},
         /* af_unix out-of-band data: CVE-2025-38236 (review finding) */

@@ -74,6 +74,10 @@ typedef struct gen_policy {
      * socket(2) with any family but AF_VSOCK, and socketpair(2) with any). */
     const uint32_t *socket_families;
     size_t n_socket_families;
+    /* With socket_families: for AF_INET and AF_INET6, only these protocols (argument 2) when
+     * non-empty. */
+    const uint32_t *inet_protocols;
+    size_t n_inet_protocols;
     /* Calls that return 0 without doing anything (ERRNO(0)), each with why. */
     const gen_refusal_t *noop;
     size_t n_noop;

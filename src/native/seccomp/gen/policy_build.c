@@ -299,14 +299,29 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
         static const char *const calls[] = {"socket", "socketpair"};
         for (size_t c = 0; c < 2; c++)
             for (size_t i = 0; i < p->n_socket_families; i++) {
-                struct scmp_arg_cmp cmp = {.arg = 0,
-                                           .op = SCMP_CMP_MASKED_EQ,
-                                           .datum_a = 0xffffffffu,
-                                           .datum_b = p->socket_families[i]};
-                rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 1, &cmp, why,
-                              why_len);
-                if (rc < 0)
-                    return rc;
+                uint32_t fam = p->socket_families[i];
+                struct scmp_arg_cmp cmp[2] = {
+                    {.arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = fam}};
+                bool inet = fam == AF_INET || fam == AF_INET6;
+                if (!inet || p->n_inet_protocols == 0) {
+                    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 1, cmp, why,
+                                  why_len);
+                    if (rc < 0)
+                        return rc;
+                    continue;
+                }
+                /* IPv4/IPv6 with a protocol allowlist: the protocol picks the kernel code (and,
+                 * where modules load on demand, which module a socket call loads). */
+                for (size_t k = 0; k < p->n_inet_protocols; k++) {
+                    cmp[1] = (struct scmp_arg_cmp){.arg = 2,
+                                                   .op = SCMP_CMP_MASKED_EQ,
+                                                   .datum_a = 0xffffffffu,
+                                                   .datum_b = p->inet_protocols[k]};
+                    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 2, cmp, why,
+                                  why_len);
+                    if (rc < 0)
+                        return rc;
+                }
             }
     } else {
         const uint32_t vsock[] = {AF_VSOCK};
@@ -456,6 +471,11 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
                 asb_gen_syscall_nr("socket"), asb_gen_syscall_nr("socketpair"));
         for (size_t i = 0; i < p->n_socket_families; i++)
             fprintf(f, " %u", p->socket_families[i]);
+        if (p->n_inet_protocols > 0) {
+            fprintf(f, "; for %d and %d only protocols", AF_INET, AF_INET6);
+            for (size_t i = 0; i < p->n_inet_protocols; i++)
+                fprintf(f, " %u", p->inet_protocols[i]);
+        }
         fprintf(f, ", on the low 32 bits\n");
     } else {
         fprintf(f, "%s    socket(%d): any family but AF_VSOCK (%d), on the low 32 bits\n", prefix,
