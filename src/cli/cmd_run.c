@@ -237,10 +237,11 @@ static void write_output(FILE *f, const asb_bytes_t *b)
     }
 }
 
-static void print_human(const asb_result_t *r)
+/* Returns false when the program's stdout could not be written where ours goes. */
+static bool print_human(const asb_result_t *r)
 {
     write_output(stdout, &r->out);
-    fflush(stdout);
+    bool ok = fflush(stdout) == 0 && !ferror(stdout);
     write_output(stderr, &r->err);
     if (r->stdout_truncated)
         fprintf(stderr, "\n[agent-sandbox: stdout truncated at the %llu-byte cap]\n",
@@ -271,6 +272,7 @@ static void print_human(const asb_result_t *r)
                 r->duration_s, status);
     else /* the program never ran (or its end is unknown): no exit, no signal to show */
         fprintf(stderr, "[%s/%s] %.3fs %s\n", r->backend, r->profile, r->duration_s, status);
+    return ok;
 }
 
 /* A signal that would end us mid-run (timeout(1), ^C, a closed terminal) must not leave the run
@@ -378,8 +380,10 @@ int cli_run(int argc, char **argv)
          * with stdout on a full disk or closed). */
         lost = fflush(stdout) != 0 || ferror(stdout);
     } else {
-        if (r == 0 || res.backend[0])
-            print_human(&res);
+        /* The program's output lost on the way out (stdout closed or full) is an error of
+         * ours, not its success (crash-QA finding: exit 0 with the output gone). */
+        if ((r == 0 || res.backend[0]) && !print_human(&res) && res.out.len > 0)
+            lost = true;
         for (size_t i = 0; i < res.n_files_out; i++)
             fprintf(stderr,
                     "agent-sandbox: note: file-out %s: %zu bytes, returned only in the --json "
@@ -387,7 +391,8 @@ int cli_run(int argc, char **argv)
                     res.files_out[i].name, res.files_out[i].content.len);
     }
     if (lost) {
-        cli_error("standard output: the result record could not be written (%s)", strerror(errno));
+        cli_error("standard output: %s could not be written (%s)",
+                  a.json ? "the result record" : "the program's output", strerror(errno));
         asb_result_free(&res);
         rc = CLI_EXIT_INTERNAL;
         goto out;

@@ -1,6 +1,7 @@
 /* main.c - dispatch to one subcommand; each lives in its own file. */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* An ignored SIGCHLD survives exec: our children would be reaped by the kernel, and a
+     * subprocess run could not read its program's exit status (crash-QA finding: every
+     * subprocess run of such a CLI was a sandbox_error). The CLI is ours to reset. */
+    signal(SIGCHLD, SIG_DFL);
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

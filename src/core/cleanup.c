@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,52 @@ static void append(char **report, const char *line)
     n[old + add] = '\n';
     n[old + add + 1] = '\0';
     *report = n;
+}
+
+/* SIGKILL every process whose working directory is `dir` or below it: what a subprocess run's
+ * program started and left running when its caller was killed (the program itself dies with the
+ * caller, its children do not: crash-QA finding). A few passes, for what forked during one.
+ * Returns how many were killed. */
+static int kill_processes_in(const char *dir)
+{
+    size_t len = strlen(dir);
+    pid_t done[1024]; /* killed already: a dying process still shows its directory for a while */
+    int killed = 0;
+    for (int pass = 0; pass < 5; pass++) {
+        DIR *proc = opendir("/proc");
+        if (!proc)
+            return killed;
+        int found = 0;
+        struct dirent *e;
+        pid_t self = getpid();
+        while ((e = readdir(proc))) {
+            char *end = NULL;
+            long pid = strtol(e->d_name, &end, 10);
+            if (!end || *end || pid <= 1 || pid == self)
+                continue;
+            bool seen = false;
+            for (int i = 0; i < killed && !seen; i++)
+                seen = done[i] == (pid_t)pid;
+            if (seen)
+                continue;
+            char link[64], cwd[4096];
+            snprintf(link, sizeof(link), "/proc/%ld/cwd", pid);
+            ssize_t n = readlink(link, cwd, sizeof(cwd) - 1);
+            if (n <= 0)
+                continue;
+            cwd[n] = '\0';
+            if (strncmp(cwd, dir, len) != 0 || (cwd[len] != '\0' && cwd[len] != '/'))
+                continue;
+            if (kill((pid_t)pid, SIGKILL) == 0 && killed < (int)(sizeof(done) / sizeof(done[0]))) {
+                done[killed++] = (pid_t)pid;
+                found++;
+            }
+        }
+        closedir(proc);
+        if (!found)
+            break;
+    }
+    return killed;
 }
 
 /* Subprocess temp dirs: ASB_SUBPROCESS_TMP_PARENT/asb-<pid>-<start>-<random>, those of dead
@@ -60,6 +108,14 @@ static int reap_temp_dirs(bool own, char **report, asb_error_t *err)
             continue;
         asb_error_t e2;
         char line[600];
+        snprintf(line, sizeof(line), "%s/%s", ASB_SUBPROCESS_TMP_PARENT, e->d_name);
+        int killed = kill_processes_in(line);
+        if (killed > 0) {
+            char kline[700];
+            snprintf(kline, sizeof(kline), "killed %d process(es) left running in %s", killed,
+                     line);
+            append(report, kline);
+        }
         if (asb_rmtree_at(parent, e->d_name, &e2) == 0) {
             snprintf(line, sizeof(line), "removed temp dir %s/%s", ASB_SUBPROCESS_TMP_PARENT,
                      e->d_name);

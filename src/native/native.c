@@ -111,6 +111,10 @@ static int open_supervisor(asb_error_t *err)
         if (fd < 0) {
             if (i == 0)
                 return asb_err_sys(err, errno, "supervisor %s (from ASB_SUPERVISOR)", cands[i]);
+            /* Only "not there" means: look at the next place. Anything else (EMFILE, EACCES) is
+             * the real reason, not a missing binary (crash-QA finding). */
+            if (errno != ENOENT && errno != ENOTDIR)
+                return asb_err_sys(err, errno, "supervisor %s", cands[i]);
             continue;
         }
         struct stat st;
@@ -710,6 +714,11 @@ static void reap_stale(native_run_t *r)
     char *report = NULL;
     asb_error_t reap_err;
     asb_cgroup_reap_stale(&r->cghost, &report, &reap_err);
+    /* A run that left cgroups behind (its caller was killed) left its host id slot's lock file
+     * too: take those along, so that leftovers do not wait for `agent-sandbox cleanup`
+     * (crash-QA finding). Only then: the scan opens every live slot's file. */
+    if (report)
+        (void)asb_idslot_reap();
     free(report);
 }
 

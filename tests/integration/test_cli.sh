@@ -234,6 +234,64 @@ else
     fail "C1 control in an error line: $(od -c "$TMP/err" | head -5)"
 fi
 
+# ---- a stopped caller does not stop the deadline: the supervisor never blocks writing output the
+# caller is not reading (crash-QA finding: 8.3 s of CPU under a 2 s timeout) ----
+"$CLI" run --timeout 2 --json --code 'import time,os
+time.sleep(1)
+if os.fork()==0:
+    os.write(1, b"x"*200000); os._exit(0)
+while True: pass' </dev/null >"$TMP/stopped.json" 2>/dev/null &
+stopped=$!
+sleep 0.3
+kill -STOP $stopped
+sleep 5
+kill -CONT $stopped
+wait $stopped
+if python3 - "$TMP/stopped.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"  status {r['status']}, cpu_time_s {r['cpu_time_s']:.2f}, duration_s {r['duration_s']:.2f}")
+sys.exit(0 if r["status"] == "timeout" and r["cpu_time_s"] < 2.5 and r["duration_s"] > 4 else 1)
+PY
+then
+    pass "a stopped caller: the workload still ends at its deadline"
+else
+    fail "a stopped caller let the workload run past its deadline: $(head -c 300 "$TMP/stopped.json")"
+fi
+
+# ---- crash-QA findings on a hostile caller environment ----
+"$CLI" run --code 'print(1)' </dev/null >&- 2>"$TMP/err"
+rc=$?
+if [[ $rc == 125 ]] && grep -q "the program's output could not be written" "$TMP/err"; then
+    pass "stdout closed: the program's output lost is exit 125, not success"
+else
+    fail "stdout closed: exit $rc, $(head -c 300 "$TMP/err")"
+fi
+(ulimit -n 100 && "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err")
+rc=$?
+if [[ $rc == 125 ]] && grep -q "RLIMIT_NOFILE: the profile needs 256, the caller's hard limit is 100" "$TMP/err"; then
+    pass "a caller's hard RLIMIT_NOFILE below the profile's is named (exit 125)"
+else
+    fail "low caller RLIMIT_NOFILE: exit $rc, $(head -c 300 "$TMP/err")"
+fi
+(ulimit -n 5 && "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err")
+rc=$?
+if [[ $rc == 125 ]] && grep -q "^agent-sandbox: error: " "$TMP/err" && ! grep -q "not found" "$TMP/err"; then
+    pass "out of fds: the error says so, not 'supervisor binary not found' ($(head -n1 "$TMP/err"))"
+else
+    fail "out of fds: exit $rc, $(head -c 300 "$TMP/err")"
+fi
+python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], [sys.argv[1], "run", "--profile", "subprocess", "--code", "print(5)"])' "$CLI" \
+    </dev/null >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [[ $rc == 0 ]] && [[ $(cat "$TMP/out") == 5 ]]; then
+    pass "a CLI started with SIGCHLD ignored still runs subprocess programs"
+else
+    fail "SIGCHLD ignored by the caller: exit $rc, $(head -c 300 "$TMP/err")"
+fi
+
 # ---- QA findings on hostile CLI input ----
 expect_usage "a --file-out name that is not UTF-8" "$CLI" run --json --file-out $'\xff\xfe' --code pass
 expect_usage "the same --env name twice" "$CLI" run --env A=1 --env A=2 -- /usr/bin/env

@@ -59,4 +59,36 @@ else
     fail=1
 fi
 rm -f "${TMPDIR:-/tmp}/asb-cli-docker-hup.$$"
+
+# A stopped caller does not stop the deadline: the container's supervisor never blocks writing
+# output the engine is not taking (crash-QA finding, native and docker alike).
+rec="${TMPDIR:-/tmp}/asb-cli-docker-stop.$$"
+"$CLI" run --backend docker --timeout 2 --output-limit 33554432 --json --code 'import os, time
+time.sleep(1)
+if os.fork() == 0:
+    os.write(1, b"x" * 20000000); os._exit(0)
+while True: pass' </dev/null >"$rec" 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do
+    [ "$(ours $pid)" -ge 1 ] && break
+    sleep 0.1
+done
+sleep 1.5
+kill -STOP "$pid"
+sleep 6
+kill -CONT "$pid"
+wait "$pid" || true
+if /usr/bin/python3 - "$rec" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"     status {r['status']}, cpu_time_s {r['cpu_time_s']:.2f}, duration_s {r['duration_s']:.2f}")
+sys.exit(0 if r["status"] in ("timeout", "output_limit") and r["cpu_time_s"] < 3.0 else 1)
+PY
+then
+    echo "ok   a stopped caller: the container's workload still ends at its deadline"
+else
+    echo "FAIL a stopped caller let the container's workload run past its deadline: $(head -c 300 "$rec")"
+    fail=1
+fi
+rm -f "$rec"
 exit $fail

@@ -378,14 +378,22 @@ static void test_fork_bomb_held_by_pids(void **state)
 }
 
 /* subprocess: the program dies with its caller (PDEATHSIG), so a killed caller leaves no program
- * running past its timeout (red-team finding). The caller is a forked child of the test, killed
- * with SIGKILL while its run sleeps; the host looks for the program by a token in its argv. */
+ * running past its timeout (red-team finding). What the program started itself survives the
+ * caller's SIGKILL (nothing is left to kill it: subprocess is the unsafe baseline); cleanup finds
+ * it by its working directory, the dead caller's temp dir, and kills it (crash-QA finding: it
+ * only removed the directory). The caller is a forked child of the test, killed with SIGKILL
+ * while its run sleeps; the host looks for the processes by tokens in their argv. */
 static void test_subprocess_dies_with_caller(void **state)
 {
     (void)state;
-    char token[32], arg[64];
+    char token[32], child[32], arg[256];
     rt_random_hex(token, 8);
-    snprintf(arg, sizeof(arg), "import time; time.sleep(30) # %s", token);
+    rt_random_hex(child, 8);
+    snprintf(arg, sizeof(arg),
+             "import subprocess, sys, time; "
+             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30) # %s']); "
+             "time.sleep(30) # %s",
+             child, token);
     pid_t caller = fork();
     assert_true(caller >= 0);
     if (caller == 0) {
@@ -401,9 +409,11 @@ static void test_subprocess_dies_with_caller(void **state)
         _exit(0);
     }
     double end = rt_now() + 10.0;
-    while (rt_count_cmdline(token, NULL) == 0 && rt_now() < end)
+    /* the child token is in both argvs: the program's and its child's */
+    while (rt_count_cmdline(child, NULL) < 2 && rt_now() < end)
         usleep(10000);
     assert_int_equal(rt_count_cmdline(token, NULL), 1);
+    assert_int_equal(rt_count_cmdline(child, NULL), 2);
     kill(caller, SIGKILL);
     int st;
     assert_int_equal(waitpid(caller, &st, 0), caller);
@@ -411,13 +421,22 @@ static void test_subprocess_dies_with_caller(void **state)
     while (rt_count_cmdline(token, NULL) > 0 && rt_now() < end)
         usleep(10000);
     assert_int_equal(rt_count_cmdline(token, NULL), 0);
-    /* The killed caller's temp dir is a dead owner's leftover: cleanup's to remove. */
+    assert_int_equal(rt_count_cmdline(child, NULL), 1); /* the program's own child lives on */
+    /* The killed caller's temp dir is a dead owner's leftover: cleanup's to remove, with what
+     * still runs in it. */
     char *report = NULL;
     asb_error_t err;
     asb_cleanup(&report, &err);
     assert_non_null(report);
     assert_non_null(strstr(report, "removed temp dir"));
+    /* "killed N": the program itself may still be on its way out (its argv gone, its working
+     * directory not yet), so at least its child */
+    assert_non_null(strstr(report, "process(es) left running in"));
     free(report);
+    end = rt_now() + 3.0;
+    while (rt_count_cmdline(child, NULL) > 0 && rt_now() < end)
+        usleep(10000);
+    assert_int_equal(rt_count_cmdline(child, NULL), 0);
 }
 
 /* TCP socket buffers count against the run's memory: on cgroup v1 only once the run's cgroup

@@ -66,13 +66,75 @@ typedef struct cstate {
     char exec_error[600];
 } cstate_t;
 
+/* Write all of it to the engine's stdout (non-blocking once the workload runs), waiting for room
+ * as long as it takes; -1 when the other end is gone. */
+static int write_waiting(const unsigned char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(1, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd pw = {.fd = 1, .events = POLLOUT};
+            (void)poll(&pw, 1, -1);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void frame_header(unsigned char h[ASB_FRAME_HDR], char type, size_t n)
+{
+    h[0] = (unsigned char)type;
+    h[1] = (unsigned char)(n >> 24);
+    h[2] = (unsigned char)(n >> 16);
+    h[3] = (unsigned char)(n >> 8);
+    h[4] = (unsigned char)n;
+}
+
 static void frame(char type, const void *p, size_t n)
 {
-    unsigned char h[ASB_FRAME_HDR] = {(unsigned char)type, (unsigned char)(n >> 24),
-                                      (unsigned char)(n >> 16), (unsigned char)(n >> 8),
-                                      (unsigned char)n};
-    if (sup_write_all(1, h, sizeof(h)) == 0 && n)
-        sup_write_all(1, p, n);
+    unsigned char h[ASB_FRAME_HDR];
+    frame_header(h, type, n);
+    if (write_waiting(h, sizeof(h)) == 0 && n)
+        write_waiting(p, n);
+}
+
+/* One frame of the workload's output on its way to the engine. While it is not all written the
+ * supervisor waits for the engine's pipe, not for more output: the workload then blocks on its
+ * own full pipe, and the supervisor never blocks in a write, so its deadline holds while the
+ * engine or the caller behind it does not read (red-team finding: a stopped caller held a
+ * blocking write, and the workload ran past its timeout). Frames of both streams go through the
+ * one outbox, so they never interleave. */
+typedef struct outbox {
+    unsigned char buf[ASB_FRAME_HDR + ASB_DOCKER_FRAME_MAX];
+    size_t off, len;
+} outbox_t;
+
+/* Write what the outbox holds; true when it is empty. wait: as long as it takes. */
+static bool outbox_flush(outbox_t *o, bool wait)
+{
+    while (o->off < o->len) {
+        ssize_t w = write(1, o->buf + o->off, o->len - o->off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            if (!wait)
+                return false;
+            struct pollfd pw = {.fd = 1, .events = POLLOUT};
+            (void)poll(&pw, 1, -1);
+            continue;
+        }
+        if (w <= 0)
+            break; /* the engine's end is gone: the run ends anyway */
+        o->off += (size_t)w;
+    }
+    o->off = o->len = 0;
+    return true;
 }
 
 /* body (may be NULL) gets "type" and "nonce", goes out as one frame, and is freed. */
@@ -474,11 +536,14 @@ static void kill_all(void)
     kill(-1, SIGKILL); /* from PID 1: every other process of the container */
 }
 
-static void pump(cstream_t *s, cstate_t *st, bool until_eof)
+static void pump(cstream_t *s, cstate_t *st, outbox_t *o, bool until_eof)
 {
-    unsigned char buf[ASB_DOCKER_FRAME_MAX];
     for (;;) {
-        ssize_t n = read(s->fd, buf, sizeof(buf));
+        if (!outbox_flush(o, until_eof))
+            return; /* the engine's pipe is full: the main loop waits for room */
+        if (s->fd < 0)
+            return;
+        ssize_t n = read(s->fd, o->buf + ASB_FRAME_HDR, ASB_DOCKER_FRAME_MAX);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN) {
@@ -494,8 +559,11 @@ static void pump(cstream_t *s, cstate_t *st, bool until_eof)
             break;
         uint64_t room = s->sent < st->spec->output_bytes ? st->spec->output_bytes - s->sent : 0;
         size_t fwd = (uint64_t)n < room ? (size_t)n : (size_t)room;
-        if (fwd)
-            frame(s->type, buf, fwd);
+        if (fwd) {
+            frame_header(o->buf, s->type, fwd);
+            o->off = 0;
+            o->len = ASB_FRAME_HDR + fwd;
+        }
         s->sent += fwd;
         if ((size_t)n > fwd && !s->truncated) {
             s->truncated = true;
@@ -507,6 +575,7 @@ static void pump(cstream_t *s, cstate_t *st, bool until_eof)
     }
     close(s->fd);
     s->fd = -1;
+    (void)outbox_flush(o, until_eof);
 }
 
 /* Requested outputs, sent to the host as ASB_FRAME_FILE frames: only regular files with one link,
@@ -612,8 +681,11 @@ int sup_container_main(void)
         return fatal(spec.nonce, "signalfd failed");
     cstate_t st = {.spec = &spec};
     st.workload = fork();
-    if (st.workload < 0)
-        return fatal(spec.nonce, "fork workload failed");
+    if (st.workload < 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "fork the workload (%s)", strerror(errno));
+        return fatal(spec.nonce, msg);
+    }
     if (st.workload == 0)
         child_main(&spec, stdin_fd, outp[1], errp[1], attp[1], gop[0]);
     close(stdin_fd), close(outp[1]), close(errp[1]), close(attp[1]), close(gop[0]);
@@ -653,16 +725,21 @@ int sup_container_main(void)
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
     cstream_t out = {.fd = outp[0], .type = ASB_FRAME_STDOUT};
     cstream_t errs = {.fd = errp[0], .type = ASB_FRAME_STDERR};
+    outbox_t box = {.len = 0};
+    fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK); /* our file description only */
     int attfd = attp[0], hostfd = 0;
     size_t exec_len = 0;
     while (!st.done) {
-        struct pollfd p[5] = {{.fd = out.fd, .events = POLLIN},
-                              {.fd = errs.fd, .events = POLLIN},
+        /* A frame waiting for the engine: wait for room in its pipe, and read no more output. */
+        bool full = box.off < box.len;
+        struct pollfd p[6] = {{.fd = full ? -1 : out.fd, .events = POLLIN},
+                              {.fd = full ? -1 : errs.fd, .events = POLLIN},
                               {.fd = sfd, .events = POLLIN},
                               {.fd = hostfd, .events = POLLIN},
-                              {.fd = attfd, .events = POLLIN}};
+                              {.fd = attfd, .events = POLLIN},
+                              {.fd = full ? 1 : -1, .events = POLLOUT}};
         uint64_t t = sup_now_ms();
-        int r = poll(p, 5, t >= deadline ? 0 : (int)(deadline - t));
+        int r = poll(p, 6, t >= deadline ? 0 : (int)(deadline - t));
         if (r < 0 && errno != EINTR)
             break;
         if (sup_now_ms() >= deadline && !st.timed_out) {
@@ -671,10 +748,12 @@ int sup_container_main(void)
         }
         if (r <= 0)
             continue;
+        if (p[5].revents)
+            (void)outbox_flush(&box, false);
         if (p[0].revents)
-            pump(&out, &st, false);
+            pump(&out, &st, &box, false);
         if (p[1].revents)
-            pump(&errs, &st, false);
+            pump(&errs, &st, &box, false);
         if (p[2].revents) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof(si)) == sizeof(si))
@@ -705,10 +784,8 @@ int sup_container_main(void)
         }
     }
     kill_all();
-    if (out.fd >= 0)
-        pump(&out, &st, true);
-    if (errs.fd >= 0)
-        pump(&errs, &st, true);
+    pump(&out, &st, &box, true);
+    pump(&errs, &st, &box, true);
     sup_collect_exec_error(attfd, st.exec_error, sizeof(st.exec_error), exec_len);
     sup_reap_all();
     /* Every workload process is gone: nothing can race the output copy. */

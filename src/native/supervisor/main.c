@@ -33,9 +33,15 @@
 
 typedef struct stream {
     int fd;        /* read end from the workload, -1 when closed */
-    int out;       /* where it goes on the host side (1 or 2) */
-    uint64_t sent; /* bytes forwarded */
+    int out;       /* where it goes on the host side (1 or 2), non-blocking */
+    uint64_t sent; /* bytes forwarded (or queued to be) */
     bool truncated;
+    /* Read from the workload but not yet taken by the host: while any is left we wait for the
+     * host's pipe, not for more output, so the workload blocks on its own full pipe and we
+     * never block on the host's (a stopped caller held a blocking write here, and with it the
+     * deadline: red-team finding). */
+    unsigned char pend[65536];
+    size_t pend_off, pend_len;
 } stream_t;
 
 typedef struct run_state {
@@ -64,12 +70,41 @@ static void kill_all(run_state_t *st)
     st->killed_all = true;
 }
 
-/* Forward what is readable now; exactly `cap` bytes reach the host, never more. */
+/* Hand what is pending to the host without blocking. true when nothing is left pending. A host
+ * that went away (EPIPE) takes nothing more: the pending bytes are dropped. */
+static bool flush_pending(stream_t *s)
+{
+    while (s->pend_off < s->pend_len) {
+        ssize_t w = write(s->out, s->pend + s->pend_off, s->pend_len - s->pend_off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
+            return false;
+        if (w <= 0)
+            break; /* host gone: the run ends anyway */
+        s->pend_off += (size_t)w;
+    }
+    s->pend_off = s->pend_len = 0;
+    return true;
+}
+
+/* Forward what is readable now; exactly `cap` bytes reach the host, never more. Without
+ * until_eof it returns as soon as the workload has nothing more or the host's pipe is full (the
+ * caller's poll then waits for whichever it is). With until_eof (the workload is gone) it drains
+ * to the end, waiting for the host as long as it takes: nothing of the run is left to run. */
 static void pump(stream_t *s, run_state_t *st, bool until_eof)
 {
-    unsigned char buf[65536];
     for (;;) {
-        ssize_t n = read(s->fd, buf, sizeof(buf));
+        if (!flush_pending(s)) {
+            if (!until_eof)
+                return;
+            struct pollfd p = {.fd = s->out, .events = POLLOUT};
+            (void)poll(&p, 1, -1);
+            continue;
+        }
+        if (s->fd < 0)
+            return;
+        ssize_t n = read(s->fd, s->pend, sizeof(s->pend));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN && !until_eof)
@@ -85,8 +120,8 @@ static void pump(stream_t *s, run_state_t *st, bool until_eof)
         uint64_t cap = st->spec->output_bytes;
         uint64_t room = s->sent < cap ? cap - s->sent : 0;
         size_t fwd = (uint64_t)n < room ? (size_t)n : (size_t)room;
-        if (fwd)
-            sup_write_all(s->out, buf, fwd); /* host gone: the run ends anyway */
+        s->pend_off = 0;
+        s->pend_len = fwd;
         s->sent += fwd;
         if ((size_t)n > fwd && !s->truncated) {
             s->truncated = true;
@@ -99,6 +134,16 @@ static void pump(stream_t *s, run_state_t *st, bool until_eof)
 closed:
     close(s->fd);
     s->fd = -1;
+    (void)flush_pending(s); /* what is left waits for the drain after the loop */
+}
+
+/* What the main loop polls for a stream: the host's pipe while bytes are pending, else more
+ * output from the workload. */
+static struct pollfd stream_poll(const stream_t *s)
+{
+    if (s->pend_off < s->pend_len)
+        return (struct pollfd){.fd = s->out, .events = POLLOUT};
+    return (struct pollfd){.fd = s->fd, .events = POLLIN};
 }
 
 static void send_exit(int ctl, run_state_t *st, stream_t *out, stream_t *err)
@@ -259,8 +304,17 @@ int main(int argc, char **argv)
 
     run_state_t st = {.spec = &spec};
     st.workload = fork();
-    if (st.workload < 0)
-        return fatal(&spec, "fork workload failed");
+    if (st.workload < 0) {
+        /* EAGAIN here is most often the caller's RLIMIT_NPROC, which passes down to us */
+        int e = errno;
+        struct rlimit np;
+        if (e == EAGAIN && getrlimit(RLIMIT_NPROC, &np) == 0 && np.rlim_cur != RLIM_INFINITY)
+            asb_err_sys(&err, e, "fork the workload (the caller's RLIMIT_NPROC, %llu, applies)",
+                        (unsigned long long)np.rlim_cur);
+        else
+            asb_err_sys(&err, e, "fork the workload");
+        return fatal(&spec, err.message);
+    }
     if (st.workload == 0) {
         close(outp[0]), close(errp[0]), close(attp[0]), close(jobsk[0]), close(sfd);
         sup_workload_fds_t fds = {.out_w = outp[1],
@@ -349,12 +403,15 @@ int main(int argc, char **argv)
 
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    /* The host's pipes without blocking (pump); only our file descriptions, not the host's. */
+    fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
+    fcntl(2, F_SETFL, fcntl(2, F_GETFL) | O_NONBLOCK);
     stream_t out = {.fd = outp[0], .out = 1}, errs = {.fd = errp[0], .out = 2};
     int attfd = attp[0];
     size_t exec_len = 0;
     while (!st.workload_done) {
-        struct pollfd p[5] = {{.fd = out.fd, .events = POLLIN},
-                              {.fd = errs.fd, .events = POLLIN},
+        struct pollfd p[5] = {stream_poll(&out),
+                              stream_poll(&errs),
                               {.fd = sfd, .events = POLLIN},
                               {.fd = ctl, .events = POLLIN},
                               {.fd = attfd, .events = POLLIN}};
@@ -413,10 +470,8 @@ int main(int argc, char **argv)
     }
     /* The workload ended: whatever it left behind dies now, then the pipes drain to EOF. */
     kill_all(&st);
-    if (out.fd >= 0)
-        pump(&out, &st, true);
-    if (errs.fd >= 0)
-        pump(&errs, &st, true);
+    pump(&out, &st, true);
+    pump(&errs, &st, true);
     sup_collect_exec_error(attfd, st.exec_error, sizeof(st.exec_error), exec_len);
     sup_reap_all();
     send_exit(ctl, &st, &out, &errs);

@@ -79,6 +79,24 @@ static int drop_privileges(const sup_spec_t *spec, asb_error_t *err)
     return set_caps(spec->uid == 0 ? keep : 0, err);
 }
 
+/* Set both limits of `res` to v. The caller's hard limit passes down to us and cannot be raised
+ * without privilege on the host: say so when it is what stands in the way. */
+static int set_limit(int res, const char *name, rlim_t v, asb_error_t *err)
+{
+    struct rlimit r = {v, v};
+    if (setrlimit(res, &r) == 0)
+        return 0;
+    int e = errno;
+    struct rlimit cur;
+    if (e == EPERM && getrlimit(res, &cur) == 0 && cur.rlim_max != RLIM_INFINITY &&
+        cur.rlim_max < v)
+        return asb_err(err, -e,
+                       "%s: the profile needs %llu, the caller's hard limit is %llu (raise it "
+                       "before the run, e.g. ulimit -H)",
+                       name, (unsigned long long)v, (unsigned long long)cur.rlim_max);
+    return asb_err_sys(err, e, "%s", name);
+}
+
 static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
 {
     struct rlimit core = {0, 0};
@@ -90,16 +108,11 @@ static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
     struct rlimit msgq = {0, 0}; /* POSIX message queues: host-wide memory, no workload need */
     if (setrlimit(RLIMIT_MSGQUEUE, &msgq) < 0)
         return asb_err_sys(err, errno, "RLIMIT_MSGQUEUE");
-    if (spec->fsize) {
-        struct rlimit r = {spec->fsize, spec->fsize};
-        if (setrlimit(RLIMIT_FSIZE, &r) < 0)
-            return asb_err_sys(err, errno, "RLIMIT_FSIZE");
-    }
-    if (spec->nofile) {
-        struct rlimit r = {spec->nofile, spec->nofile};
-        if (setrlimit(RLIMIT_NOFILE, &r) < 0)
-            return asb_err_sys(err, errno, "RLIMIT_NOFILE");
-    }
+    int rc;
+    if (spec->fsize && (rc = set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", spec->fsize, err)) < 0)
+        return rc;
+    if (spec->nofile && (rc = set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", spec->nofile, err)) < 0)
+        return rc;
     return 0;
 }
 
