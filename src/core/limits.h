@@ -94,6 +94,8 @@
 #define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
 #define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */
 #define ASB_SUBPROCESS_TMP_PARENT "/tmp"
+/* Debian JDK configuration directories (/etc/java-<n>-openjdk) bound into a sandbox, at most. */
+#define ASB_MAX_JDK_CONF_DIRS 4
 #define ASB_SANDBOX_HOSTNAME "sandbox"
 #define ASB_WORKSPACE "/workspace"
 #define ASB_CODE_FILE ".asb-code"

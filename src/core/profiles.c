@@ -54,6 +54,7 @@ static const asb_profile_t PROFILES[] = {
         .no_new_privs = false,
         .landlock = false,
         .landlock_scope = true,
+        .devpts = true,
         .cgroup = true,
         .uid = 0,
         .gid = 0,

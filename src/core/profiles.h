@@ -46,6 +46,10 @@ typedef struct asb_profile {
      * at run time cannot be exec'd through memfd_create + execveat (Landlock's execute check is
      * path-based and a memfd has no path under a rule). */
     bool memfd_noexec;
+    /* Pseudo-terminals: a private devpts instance at /dev/pts (and /dev/ptmx), as a container
+     * has. Not in hardened: a pty's line disciplines (TIOCSETD) are kernel surface of their own
+     * (n_gsm, n_hdlc), and TIOCSTI is why a terminal is dangerous to share at all. */
+    bool devpts;
     bool cgroup;   /* memory (no swap), pids, cpu limits */
     long uid, gid; /* inside; -1 = unchanged */
     asb_limits_t defaults;

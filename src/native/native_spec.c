@@ -5,6 +5,7 @@
 #include "native/wire_json.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +43,28 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
         json_array_append_new(env, json_string(plan->env[i]));
     for (size_t i = 0; i < n_files; i++)
         json_array_append_new(files, json_string(file_names[i]));
-    if (!p->ns_net) {
-        /* Host network (baseline): TLS trust roots, as a container image would ship them. */
+    if (p->root != ASB_ROOT_HOST) {
+        /* The package manager's links that /usr points into: /usr/bin/awk, which, cc, java and
+         * libblas.so.3 (numpy) lead through /etc/alternatives, and Debian's JDK keeps its
+         * configuration in /etc/java-<n>-openjdk (compatibility QA: all of them failed). Public
+         * links and configuration, bound read-only with inodes of the sandbox's own. */
+        json_array_append_new(binds, json_string("/etc/alternatives"));
+        glob_t g;
+        if (glob("/etc/java-*-openjdk", GLOB_ONLYDIR | GLOB_NOSORT, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc && i < ASB_MAX_JDK_CONF_DIRS; i++)
+                json_array_append_new(binds, json_string(g.gl_pathv[i]));
+            globfree(&g);
+        }
+        /* TLS trust roots and OpenSSL's configuration (/usr/lib/ssl links into /etc/ssl), as
+         * a container image would ship them. */
         json_array_append_new(binds, json_string("/etc/ssl"));
-        json_array_append_new(binds, json_string("/etc/ca-certificates"));
+        if (!p->ns_net)
+            json_array_append_new(binds, json_string("/etc/ca-certificates"));
     }
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -61,7 +75,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
-        "usr_from_host", usr_from_host);
+        "usr_from_host", usr_from_host, "devpts", p->devpts);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

@@ -69,6 +69,12 @@ int asb_native_send_dev_tree(int ctl, asb_error_t *err)
         }
     }
     struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    /* pts: where a profile with pseudo-terminals mounts its own devpts (ptmx leads into it);
+     * an empty directory and a dangling link elsewhere. */
+    if (mkdirat(mnt, "pts", 0755) < 0 || symlinkat("pts/ptmx", mnt, "ptmx") < 0) {
+        rc = asb_err_sys(err, errno, "device nodes: /dev/pts, /dev/ptmx");
+        goto out;
+    }
     if (mkdirat(mnt, "shm", 0755) < 0 || fchmodat(mnt, "shm", 01777, 0) < 0 ||
         syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0) {
         rc = asb_err_sys(err, errno, "device nodes: /dev/shm, read-only");

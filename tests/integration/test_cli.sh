@@ -292,6 +292,32 @@ else
     fail "SIGCHLD ignored by the caller: exit $rc, $(head -c 300 "$TMP/err")"
 fi
 
+# ---- compatibility QA: what legitimate programs need from the root ----
+# Pseudo-terminals in baseline (a private devpts, as a container has), none in hardened.
+out=$("$CLI" run --profile baseline --code 'import os, time
+pid, fd = os.forkpty()
+if pid == 0:
+    print("tty", os.ttyname(0), flush=True); time.sleep(0.3); os._exit(0)
+time.sleep(0.1)
+print(os.read(fd, 100).decode().strip()); os.waitpid(pid, 0)' </dev/null 2>"$TMP/err")
+if [[ $out == "tty /dev/pts/0" ]]; then
+    pass "baseline: a pseudo-terminal from its own devpts"
+else
+    fail "baseline pty: '$out' $(head -c 300 "$TMP/err")"
+fi
+if ! "$CLI" run --code 'import pty; pty.openpty()' </dev/null >/dev/null 2>&1; then
+    pass "hardened: no pseudo-terminals"
+else
+    fail "hardened opened a pseudo-terminal"
+fi
+# /etc/alternatives (awk, which, cc, libblas), /dev/stdout reopened, `ls /`, a login shell.
+out=$("$CLI" run -- /bin/sh -c 'echo "a b" | awk "{print \$2}"; which sh >/dev/null && echo which; echo x > /dev/stdout; ls / | grep -c workspace; getent passwd "$(id -u)" | cut -d: -f7' </dev/null 2>"$TMP/err")
+if [[ $out == $'b\nwhich\nx\n1\n/bin/sh' ]]; then
+    pass "hardened: awk and which through /etc/alternatives, /dev/stdout reopened, ls /, /bin/sh as the user's shell"
+else
+    fail "hardened compatibility: '$out' $(head -c 300 "$TMP/err")"
+fi
+
 # ---- QA findings on hostile CLI input ----
 expect_usage "a --file-out name that is not UTF-8" "$CLI" run --json --file-out $'\xff\xfe' --code pass
 expect_usage "the same --env name twice" "$CLI" run --env A=1 --env A=2 -- /usr/bin/env

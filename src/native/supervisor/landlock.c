@@ -122,7 +122,11 @@ int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_err
     const uint64_t dev = ro | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV;
     int rc = 0;
     static const char *const sys_dirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
-    if ((rc = add_rule(rs, "/usr", rx, h, false, err)) < 0)
+    /* Listing "/" (and so every directory below, which the rules below allow anyway): `ls /`,
+     * os.walk("/") and `find /` failed or came back silently empty (compatibility QA). The
+     * names in "/" are the sandbox's own root, which stat showed anyway. */
+    if ((rc = add_rule(rs, "/", LL_FS_READ_DIR, h, false, err)) < 0 ||
+        (rc = add_rule(rs, "/usr", rx, h, false, err)) < 0)
         goto out;
     for (size_t i = 0; i < sizeof(sys_dirs) / sizeof(sys_dirs[0]); i++) {
         struct stat st;

@@ -273,6 +273,12 @@ int main(int argc, char **argv)
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(attp, O_CLOEXEC) < 0 ||
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, jobsk) < 0)
         return fatal(&spec, "pipe failed");
+    /* The workload's stdout and stderr pipes are its own: a program that reopens /dev/stdout or
+     * /dev/stderr (logging configs, `tee /dev/stderr`) passes the permission check of the pipe's
+     * inode, which is ours until now (compatibility QA: EACCES in hardened). */
+    if (fchown(outp[1], (uid_t)spec.uid, (gid_t)spec.gid) < 0 ||
+        fchown(errp[1], (uid_t)spec.uid, (gid_t)spec.gid) < 0)
+        return fatal(&spec, "cannot give the output pipes to the workload's user");
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);

@@ -267,7 +267,7 @@ static int synth_etc(const sup_spec_t *spec, asb_error_t *err)
     char passwd[512];
     snprintf(passwd, sizeof(passwd),
              "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-             "sandbox:x:%ld:%ld:sandbox:" ASB_WORKSPACE ":/usr/sbin/nologin\n",
+             "sandbox:x:%ld:%ld:sandbox:" ASB_WORKSPACE ":/bin/sh\n",
              spec->uid, spec->gid);
     if (spec->uid == 0)
         snprintf(passwd, sizeof(passwd),
@@ -322,6 +322,13 @@ static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
     if (syscall(SYS_move_mount, dev_tree, "", AT_FDCWD, NEWROOT "/dev", MOVE_MOUNT_F_EMPTY_PATH) <
         0)
         return asb_err_sys(err, errno, "attach /dev");
+    /* Pseudo-terminals (pexpect, `script`, pty.fork), as a container has them: a devpts instance
+     * of this sandbox's own (every devpts mount in a user namespace is a new instance), so no
+     * terminal of the host or of another sandbox is reachable (compatibility QA). */
+    if (spec->devpts &&
+        (rc = xmount("devpts", NEWROOT "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                     "newinstance,ptmxmode=0666,mode=0620", err)) < 0)
+        return rc;
     /* POSIX semaphores and shared memory (Python multiprocessing) need a writable /dev/shm. */
     if ((rc = mkdir_p(NEWROOT "/dev/shm", 01777, err)) < 0 ||
         (rc = tmpfs(NEWROOT "/dev/shm", spec->tmp_bytes, "1777", MS_NOSUID | MS_NODEV | MS_NOEXEC,

@@ -70,10 +70,10 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
             keep = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
-         usrhost = 0;
-    /* Strict: well-formed, exactly these 26 keys (no duplicates: asb_wire_check), right types. */
+         usrhost = 0, devpts = 0;
+    /* Strict: well-formed, exactly these 27 keys (no duplicates: asb_wire_check), right types. */
     rc = -EINVAL;
-    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 26 ||
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 27 ||
         asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
         asb_wire_get_str(m, mlen, "root", &root) < 0 ||
         asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
@@ -98,7 +98,8 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_strv(m, mlen, "bind_ro", &binds, &n_binds) < 0 ||
         asb_wire_get_bool(m, mlen, "landlock_scope", &llscope) < 0 ||
         asb_wire_get_bool(m, mlen, "memfd_noexec", &mfdnx) < 0 ||
-        asb_wire_get_bool(m, mlen, "usr_from_host", &usrhost) < 0) {
+        asb_wire_get_bool(m, mlen, "usr_from_host", &usrhost) < 0 ||
+        asb_wire_get_bool(m, mlen, "devpts", &devpts) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -117,6 +118,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->landlock_scope = llscope;
     spec->memfd_noexec = mfdnx;
     spec->usr_from_host = usrhost;
+    spec->devpts = devpts;
     spec->workspace_bytes = (uint64_t)ws, spec->tmp_bytes = (uint64_t)tmp;
     spec->caps_keep = (uint64_t)keep;
     spec->uid = (long)uid, spec->gid = (long)gid;
@@ -169,7 +171,7 @@ int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err)
                 spec->landlock == job->landlock && spec->landlock_scope == job->landlock_scope &&
                 spec->no_new_privs == job->no_new_privs &&
                 spec->memfd_noexec == job->memfd_noexec &&
-                spec->usr_from_host == job->usr_from_host &&
+                spec->usr_from_host == job->usr_from_host && spec->devpts == job->devpts &&
                 spec->workspace_bytes == job->workspace_bytes &&
                 spec->tmp_bytes == job->tmp_bytes && spec->caps == job->caps &&
                 spec->caps_keep == job->caps_keep && spec->seccomp == job->seccomp &&

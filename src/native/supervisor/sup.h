@@ -22,6 +22,7 @@ typedef struct sup_spec {
     bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, landlock_scope, no_new_privs,
         memfd_noexec;
     bool usr_from_host; /* /usr arrives as a mount from the host ("usr_tree") */
+    bool devpts;        /* a private devpts instance at /dev/pts */
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
     uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */

@@ -205,13 +205,14 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     }
     asb_wire_put_bool(o, "root_readonly", ro);
 
-    /* Landlock: the ABI, and a probe that only Landlock denies ("/" is readable by mode bits
-     * but has no rule). */
+    /* Landlock: the ABI, and a probe that only Landlock denies: our own /proc/self/comm is
+     * writable by its mode and on a writable mount, and /proc has no write rule. Nothing is
+     * written: the file is only opened. */
     asb_wire_put_int(o, "landlock_abi", sup_landlock_abi());
-    int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    bool ll = rootfd < 0 && errno == EACCES;
-    if (rootfd >= 0)
-        close(rootfd);
+    int commfd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC);
+    bool ll = commfd < 0 && errno == EACCES;
+    if (commfd >= 0)
+        close(commfd);
     asb_wire_put_bool(o, "landlock_enforced", landlock_requested && ll);
 
     /* Scoping: the supervisor (outside our Landlock domain) listens on an abstract socket in our

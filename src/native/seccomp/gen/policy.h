@@ -40,8 +40,11 @@ typedef struct gen_arg_refusal {
      * the kernel may ignore anyway, so programs that check the result keep working. */
     bool noop;
     /* Bits of the argument that do not decide (e.g. futex's FUTEX_PRIVATE_FLAG): a denied value
-     * is denied with these bits set or clear, in every combination. Not with noop. */
+     * is denied with these bits set or clear, in every combination. */
     uint32_t ignore_bits;
+    /* Refused with this errno instead of the policy's EPERM (0: EPERM). ENOSYS tells libc that
+     * the operation does not exist here, which is what its feature probes test for. */
+    int refuse_errno;
     const char *why; /* printed by the listing */
 } gen_arg_refusal_t;
 

@@ -164,20 +164,24 @@ static int allow_unless_low32(scmp_filter_ctx ctx, int nr, unsigned arg, const u
 
 /* One argument refusal: the call is allowed for every other value (and, with a gate, whenever
  * the gating argument has another value). */
-/* r->noop: each denied value (with the gate, if any) returns 0 and does nothing. */
+/* r->noop: each denied value (with the gate, if any) returns 0 and does nothing; with
+ * r->refuse_errno it fails with that errno. Otherwise the default action refuses them. */
 static int add_noops(scmp_filter_ctx ctx, int nr, const gen_arg_refusal_t *r, char *why,
                      size_t why_len)
 {
-    for (size_t i = 0; r->noop && i < r->n_deny; i++) {
+    if (!r->noop && !r->refuse_errno)
+        return 0;
+    uint32_t action = SCMP_ACT_ERRNO(r->noop ? 0 : (uint16_t)r->refuse_errno);
+    for (size_t i = 0; i < r->n_deny; i++) {
         struct scmp_arg_cmp c[2] = {{.arg = r->arg,
                                      .op = SCMP_CMP_MASKED_EQ,
-                                     .datum_a = 0xffffffffu,
-                                     .datum_b = r->deny[i]},
+                                     .datum_a = 0xffffffffu & ~r->ignore_bits,
+                                     .datum_b = r->deny[i] & ~r->ignore_bits},
                                     {.arg = (unsigned)r->when_arg,
                                      .op = SCMP_CMP_MASKED_EQ,
                                      .datum_a = 0xffffffffu,
                                      .datum_b = r->when_value}};
-        int rc = add_rule(ctx, SCMP_ACT_ERRNO(0), nr, r->when_arg < 0 ? 1 : 2, c, why, why_len);
+        int rc = add_rule(ctx, action, nr, r->when_arg < 0 ? 1 : 2, c, why, why_len);
         if (rc < 0)
             return rc;
     }
@@ -252,7 +256,7 @@ static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, 
                 return fail(why, why_len, -EINVAL, "%s: \"%s\" has two argument refusals", p->name,
                             r->name);
         if (r->n_deny == 0 || r->arg > 5 || r->when_arg > 5 || (int)r->arg == r->when_arg ||
-            (r->noop && r->ignore_bits))
+            (r->noop && r->refuse_errno) || r->refuse_errno < 0 || r->refuse_errno > 4095)
             return fail(why, why_len, -EINVAL, "%s: \"%s\": a malformed argument refusal", p->name,
                         r->name);
     }
@@ -354,6 +358,12 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
     struct scmp_arg_cmp self_cmp = {
         .arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = 0};
     rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("prlimit64"), 1, &self_cmp, why, why_len);
+    if (rc < 0)
+        return rc;
+    /* Reading any process's limits (no new limit: a NULL pointer, all 64 bits) changes nothing:
+     * psutil's Process.rlimit() and `prlimit --pid` read them that way (compatibility QA). */
+    struct scmp_arg_cmp read_cmp = {.arg = 2, .op = SCMP_CMP_EQ, .datum_a = 0};
+    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("prlimit64"), 1, &read_cmp, why, why_len);
     if (rc < 0)
         return rc;
 
@@ -481,8 +491,9 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
         fprintf(f, "%s    socket(%d): any family but AF_VSOCK (%d), on the low 32 bits\n", prefix,
                 asb_gen_syscall_nr("socket"), AF_VSOCK);
     }
-    fprintf(f, "%s    prlimit64(%d): only on the caller itself (pid 0)\n", prefix,
-            asb_gen_syscall_nr("prlimit64"));
+    fprintf(f,
+            "%s    prlimit64(%d): only on the caller itself (pid 0), or to read (no new limit)\n",
+            prefix, asb_gen_syscall_nr("prlimit64"));
     fprintf(f, "%s    personality(%d): only", prefix, asb_gen_syscall_nr("personality"));
     for (size_t i = 0; i < p->n_personalities; i++)
         fprintf(f, " 0x%llx", (unsigned long long)p->personalities[i]);
@@ -496,8 +507,12 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
                 p->flag_refused[i].arg, p->flag_refused[i].mask, p->flag_refused[i].why);
     for (size_t i = 0; i < p->n_arg_refused; i++) {
         const gen_arg_refusal_t *r = &p->arg_refused[i];
+        char how[48];
+        if (r->refuse_errno)
+            snprintf(how, sizeof(how), "refused with errno %d", r->refuse_errno);
         fprintf(f, "%s    %s(%d): %s when argument %u is", prefix, r->name,
-                asb_gen_syscall_nr(r->name), r->noop ? "a no-op returning 0" : "refused", r->arg);
+                asb_gen_syscall_nr(r->name),
+                r->noop ? "a no-op returning 0" : (r->refuse_errno ? how : "refused"), r->arg);
         for (size_t k = 0; k < r->n_deny; k++)
             fprintf(f, " 0x%x", r->deny[k]);
         if (r->ignore_bits)

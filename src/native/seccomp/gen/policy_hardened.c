@@ -16,6 +16,7 @@
  */
 #include "native/seccomp/gen/policy.h"
 
+#include <errno.h>
 #include <linux/personality.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -208,6 +209,10 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .n_deny = sizeof(HARDENED_FUTEX_REFUSED) / sizeof(HARDENED_FUTEX_REFUSED[0]),
      .when_arg = -1,
      .ignore_bits = 128u | 256u,
+     /* ENOSYS: glibc's pthread_mutex_init probes PI support and then refuses a
+      * PTHREAD_PRIO_INHERIT mutex with ENOTSUP; after EPERM it aborted on first contention
+      * (compatibility QA) */
+     .refuse_errno = ENOSYS,
      .why = "priority-inheritance operations: the PI state machine behind kernel exploits"},
     {.name = "ioctl",
      .arg = 1,
