@@ -96,6 +96,13 @@
 #define ASB_SUBPROCESS_TMP_PARENT "/tmp"
 /* Debian JDK configuration directories (/etc/java-<n>-openjdk) bound into a sandbox, at most. */
 #define ASB_MAX_JDK_CONF_DIRS 4
+/* An empty, world-readable file in the root of a private sandbox root that no Landlock rule lets
+ * anyone read: the attestation proves Landlock is in force by failing to open it. */
+#define ASB_LANDLOCK_PROBE "/.asb-landlock-probe"
+/* Pseudo-terminals one sandbox may hold (baseline's devpts `max=`): every devpts instance but
+ * the host's draws on one host-wide pool (kernel.pty.max less pty.reserve); unbounded, one run
+ * took all 3071 and every other sandbox and container got ENOSPC (review finding). */
+#define ASB_SANDBOX_PTYS 32
 #define ASB_SANDBOX_HOSTNAME "sandbox"
 #define ASB_WORKSPACE "/workspace"
 #define ASB_CODE_FILE ".asb-code"

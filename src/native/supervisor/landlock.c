@@ -47,6 +47,16 @@ struct ll_path_beneath_attr {
     int32_t parent_fd;
 } __attribute__((packed));
 
+bool sup_landlock_denies_read(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return false;
+    }
+    return errno == EACCES;
+}
+
 int sup_landlock_abi(void)
 {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -122,11 +132,15 @@ int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_err
     const uint64_t dev = ro | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV;
     int rc = 0;
     static const char *const sys_dirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
-    /* Listing "/" (and so every directory below, which the rules below allow anyway): `ls /`,
-     * os.walk("/") and `find /` failed or came back silently empty (compatibility QA). The
-     * names in "/" are the sandbox's own root, which stat showed anyway. */
-    if ((rc = add_rule(rs, "/", LL_FS_READ_DIR, h, false, err)) < 0 ||
-        (rc = add_rule(rs, "/usr", rx, h, false, err)) < 0)
+    /* Listing "/" (a rule is inherited by everything below it, and every directory below has a
+     * read rule of its own anyway): `ls /`, os.walk("/") and `find /` failed or came back
+     * silently empty (compatibility QA). The names in "/" are the sandbox's own root, which
+     * stat showed anyway. Not with the host's root (a weakened ablation mode), where "/" is
+     * the host's and stays the attestation's probe. Files in "/" stay unreadable: one of them
+     * is the attestation's probe (ASB_LANDLOCK_PROBE). */
+    if (spec->root != ASB_ROOT_HOST && (rc = add_rule(rs, "/", LL_FS_READ_DIR, h, false, err)) < 0)
+        goto out;
+    if ((rc = add_rule(rs, "/usr", rx, h, false, err)) < 0)
         goto out;
     for (size_t i = 0; i < sizeof(sys_dirs) / sizeof(sys_dirs[0]); i++) {
         struct stat st;

@@ -325,9 +325,11 @@ static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
     /* Pseudo-terminals (pexpect, `script`, pty.fork), as a container has them: a devpts instance
      * of this sandbox's own (every devpts mount in a user namespace is a new instance), so no
      * terminal of the host or of another sandbox is reachable (compatibility QA). */
-    if (spec->devpts &&
-        (rc = xmount("devpts", NEWROOT "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-                     "newinstance,ptmxmode=0666,mode=0620", err)) < 0)
+    char ptsopts[96];
+    snprintf(ptsopts, sizeof(ptsopts), "newinstance,ptmxmode=0666,mode=0620,max=%d",
+             ASB_SANDBOX_PTYS);
+    if (spec->devpts && (rc = xmount("devpts", NEWROOT "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                                     ptsopts, err)) < 0)
         return rc;
     /* POSIX semaphores and shared memory (Python multiprocessing) need a writable /dev/shm. */
     if ((rc = mkdir_p(NEWROOT "/dev/shm", 01777, err)) < 0 ||
@@ -468,6 +470,9 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const cha
         return rc;
     if (chown(NEWROOT ASB_WORKSPACE, (uid_t)spec->uid, (gid_t)spec->gid) < 0)
         return asb_err_sys(err, errno, "chown " ASB_WORKSPACE);
+    /* The attestation's Landlock probe: readable by everyone's file modes, by no Landlock rule. */
+    if ((rc = write_file(NEWROOT ASB_LANDLOCK_PROBE, "", 0444, err)) < 0)
+        return rc;
 
     /* pivot_root onto itself, then detach the old root stacked underneath (with the staging
      * tmpfs and the overlays' layer mounts in it): the host's tree is no longer reachable by

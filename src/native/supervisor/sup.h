@@ -78,6 +78,10 @@ int sup_reset_inherited(asb_error_t *err);
 
 /* Landlock: ABI offered by this kernel (0 = none); restrict the calling thread. */
 int sup_landlock_abi(void);
+/* The attestation's Landlock probe: true when reading `path` is refused with EACCES. The path is
+ * one that the file modes let the workload read and no Landlock rule does: ASB_LANDLOCK_PROBE in
+ * a private root, "/" itself in the host's. */
+bool sup_landlock_denies_read(const char *path);
 /* Scoping only (no file system rules): abstract unix sockets and signals stay inside. */
 int sup_landlock_scope_only(asb_error_t *err);
 int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
@@ -85,7 +89,8 @@ int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_err
 /* What is in force for the calling process, read back from the kernel, appended to *out as
  * wire.h records (asb_wire_ok() false on failure): ids, capability sets, no_new_privs, seccomp
  * mode, interfaces, root read-only, Landlock, hostname, pid namespace. */
-void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t *out);
+void sup_attest(int landlock_requested, const char *landlock_probe, const char *scope_probe,
+                asb_wire_buf_t *out);
 
 /* Workload process: apply every control, attest, wait for the job, exec. Never returns. */
 typedef struct sup_workload_fds {

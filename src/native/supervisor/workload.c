@@ -122,7 +122,8 @@ static uint64_t parse_hex(const char *s)
 }
 
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
-void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t *o)
+void sup_attest(int landlock_requested, const char *landlock_probe, const char *scope_probe,
+                asb_wire_buf_t *o)
 {
     char line[512];
     FILE *f = fopen("/proc/self/status", "re");
@@ -205,14 +206,12 @@ void sup_attest(int landlock_requested, const char *scope_probe, asb_wire_buf_t 
     }
     asb_wire_put_bool(o, "root_readonly", ro);
 
-    /* Landlock: the ABI, and a probe that only Landlock denies: our own /proc/self/comm is
-     * writable by its mode and on a writable mount, and /proc has no write rule. Nothing is
-     * written: the file is only opened. */
+    /* Landlock: the ABI, and a probe that only Landlock denies: a world-readable file the
+     * supervisor put in "/", where no rule grants reading files (a review found that the probe
+     * before this, a write-open of /proc/self/comm, was refused by the file's owner too, with
+     * or without Landlock). */
     asb_wire_put_int(o, "landlock_abi", sup_landlock_abi());
-    int commfd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC);
-    bool ll = commfd < 0 && errno == EACCES;
-    if (commfd >= 0)
-        close(commfd);
+    bool ll = landlock_probe && sup_landlock_denies_read(landlock_probe);
     asb_wire_put_bool(o, "landlock_enforced", landlock_requested && ll);
 
     /* Scoping: the supervisor (outside our Landlock domain) listens on an abstract socket in our
@@ -374,7 +373,8 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
 
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
     asb_wire_buf_t o = {0};
-    sup_attest(spec->landlock, fds->scope_probe, &o);
+    sup_attest(spec->landlock, spec->root == ASB_ROOT_HOST ? "/" : ASB_LANDLOCK_PROBE,
+               fds->scope_probe, &o);
     char *s = asb_wire_ok(&o) ? asb_wire_hex(o.data, o.len) : NULL;
     asb_wire_free(&o);
     if (!s)
