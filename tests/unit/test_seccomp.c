@@ -344,6 +344,26 @@ static int probe_inet6_sctp(void)
     return probe_inet(AF_INET6, SOCK_STREAM, IPPROTO_SCTP);
 }
 
+static int probe_inet_dccp_type(void)
+{
+    return probe_inet(AF_INET, 6 /* SOCK_DCCP */, 0); /* asks the kernel for DCCP */
+}
+
+static int probe_inet6_seqpacket(void)
+{
+    return probe_inet(AF_INET6, SOCK_SEQPACKET, 0); /* SCTP, where it is loaded */
+}
+
+static int probe_inet_raw_icmp(void)
+{
+    return probe_inet(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+}
+
+static int probe_inet_tcp_flags(void)
+{
+    return probe_inet(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, IPPROTO_TCP);
+}
+
 static int probe_inet_mptcp_high_bits(void)
 {
     long fd = syscall(SYS_socket, AF_INET, SOCK_STREAM, 262L | (1L << 32));
@@ -713,6 +733,12 @@ static void test_hardened_specific(void **state)
         {"socket(AF_INET, IPPROTO_MPTCP | 1<<32)", probe_inet_mptcp_high_bits, REFUSED, EPERM},
         {"socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE)", probe_inet_udplite, REFUSED, EPERM},
         {"socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP)", probe_inet6_sctp, REFUSED, EPERM},
+        /* the type picks the protocol too (review finding) */
+        {"socket(AF_INET, SOCK_DCCP, 0)", probe_inet_dccp_type, REFUSED, EPERM},
+        {"socket(AF_INET6, SOCK_SEQPACKET, 0)", probe_inet6_seqpacket, REFUSED, EPERM},
+        {"socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)", probe_inet_raw_icmp, REFUSED, EPERM},
+        {"socket(AF_INET6, SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC, TCP)", probe_inet_tcp_flags,
+         ALLOWED, 0},
         {"socketpair(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", probe_socketpair_inet_mptcp, REFUSED,
          EPERM},
         {"socketpair(AF_NETLINK)", probe_socketpair_netlink, REFUSED, EPERM},
@@ -1013,6 +1039,12 @@ static void test_hardened_host_memory_pools(void **state)
             assert_int_not_equal(geteuid(), 0);
         }
     }
+}
+
+/* MADV_MERGEABLE under hardened: reported as done, the range not marked for KSM. */
+static void test_hardened_madvise_mergeable_is_a_noop(void **state)
+{
+    (void)state;
     outcome_t control = run_probe(ASB_SECCOMP_DOCKER_DEFAULT, probe_madvise_mergeable);
     outcome_t hard = run_probe(ASB_SECCOMP_HARDENED, probe_madvise_mergeable);
     assert_int_equal(hard.signal, 0);
@@ -1219,6 +1251,7 @@ int main(void)
         cmocka_unit_test(test_hardened_fadvise_dontneed_keeps_cache),
         cmocka_unit_test(test_hardened_sync_is_a_noop),
         cmocka_unit_test(test_hardened_host_memory_pools),
+        cmocka_unit_test(test_hardened_madvise_mergeable_is_a_noop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

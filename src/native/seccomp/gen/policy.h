@@ -56,6 +56,12 @@ typedef struct gen_flag_refusal {
     const char *why; /* printed by the listing */
 } gen_flag_refusal_t;
 
+/* An IPv4/IPv6 socket type with one protocol allowed for it. */
+typedef struct gen_inet_pair {
+    uint32_t type;
+    uint32_t protocol;
+} gen_inet_pair_t;
+
 /* One policy, as data. The builder (policy_build.c) turns it into a libseccomp context. */
 typedef struct gen_policy {
     const char *name;  /* "docker_default": the generated arrays are asb_bpf_<name>[] */
@@ -77,10 +83,11 @@ typedef struct gen_policy {
      * socket(2) with any family but AF_VSOCK, and socketpair(2) with any). */
     const uint32_t *socket_families;
     size_t n_socket_families;
-    /* With socket_families: for AF_INET and AF_INET6, only these protocols (argument 2) when
-     * non-empty. */
-    const uint32_t *inet_protocols;
-    size_t n_inet_protocols;
+    /* With socket_families: for AF_INET and AF_INET6, only these socket types (argument 1, its
+     * low 4 bits: SOCK_NONBLOCK and SOCK_CLOEXEC may be set) with these protocols (argument 2),
+     * when non-empty. */
+    const struct gen_inet_pair *inet_pairs;
+    size_t n_inet_pairs;
     /* Calls that return 0 without doing anything (ERRNO(0)), each with why. */
     const gen_refusal_t *noop;
     size_t n_noop;

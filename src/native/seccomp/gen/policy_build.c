@@ -307,21 +307,29 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
                 struct scmp_arg_cmp cmp[2] = {
                     {.arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = fam}};
                 bool inet = fam == AF_INET || fam == AF_INET6;
-                if (!inet || p->n_inet_protocols == 0) {
+                if (!inet || p->n_inet_pairs == 0) {
                     rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 1, cmp, why,
                                   why_len);
                     if (rc < 0)
                         return rc;
                     continue;
                 }
-                /* IPv4/IPv6 with a protocol allowlist: the protocol picks the kernel code (and,
-                 * where modules load on demand, which module a socket call loads). */
-                for (size_t k = 0; k < p->n_inet_protocols; k++) {
-                    cmp[1] = (struct scmp_arg_cmp){.arg = 2,
-                                                   .op = SCMP_CMP_MASKED_EQ,
-                                                   .datum_a = 0xffffffffu,
-                                                   .datum_b = p->inet_protocols[k]};
-                    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 2, cmp, why,
+                /* IPv4/IPv6 with a type/protocol allowlist: together they pick the kernel code
+                 * (and, where modules load on demand, the module a socket call loads: protocol 0
+                 * with SOCK_DCCP asks for DCCP, with SOCK_SEQPACKET for SCTP; review finding).
+                 * The type's low 4 bits only: the kernel refuses any other bit but SOCK_NONBLOCK
+                 * and SOCK_CLOEXEC. */
+                for (size_t k = 0; k < p->n_inet_pairs; k++) {
+                    struct scmp_arg_cmp three[3] = {cmp[0],
+                                                    {.arg = 1,
+                                                     .op = SCMP_CMP_MASKED_EQ,
+                                                     .datum_a = 0xfu,
+                                                     .datum_b = p->inet_pairs[k].type},
+                                                    {.arg = 2,
+                                                     .op = SCMP_CMP_MASKED_EQ,
+                                                     .datum_a = 0xffffffffu,
+                                                     .datum_b = p->inet_pairs[k].protocol}};
+                    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(calls[c]), 3, three, why,
                                   why_len);
                     if (rc < 0)
                         return rc;
@@ -481,10 +489,10 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
                 asb_gen_syscall_nr("socket"), asb_gen_syscall_nr("socketpair"));
         for (size_t i = 0; i < p->n_socket_families; i++)
             fprintf(f, " %u", p->socket_families[i]);
-        if (p->n_inet_protocols > 0) {
-            fprintf(f, "; for %d and %d only protocols", AF_INET, AF_INET6);
-            for (size_t i = 0; i < p->n_inet_protocols; i++)
-                fprintf(f, " %u", p->inet_protocols[i]);
+        if (p->n_inet_pairs > 0) {
+            fprintf(f, "; for %d and %d only (type, protocol)", AF_INET, AF_INET6);
+            for (size_t i = 0; i < p->n_inet_pairs; i++)
+                fprintf(f, " (%u, %u)", p->inet_pairs[i].type, p->inet_pairs[i].protocol);
         }
         fprintf(f, ", on the low 32 bits\n");
     } else {

@@ -261,15 +261,22 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
  * with AI_ADDRCONFIG falls back to assuming both address families. */
 static const uint32_t HARDENED_SOCKET_FAMILIES[] = {AF_UNIX, AF_INET, AF_INET6};
 
-/* Within IPv4 and IPv6, the protocols programs ask for: the default (0), TCP, UDP, and ICMP for
- * ping sockets. The protocol picks the kernel code a socket reaches, and on kernels that load
- * modules on demand a socket call names the module to load, as host root: SCTP (132), DCCP (33)
- * and L2TP (115) have been loaded that way into hosts for their bugs (CVE-2017-6074 was DCCP).
- * MPTCP (262) and UDP-Lite (136), built in here, are rarely used paths with their own bug
- * histories (review finding). socketpair(2) follows the same list: it creates the sockets before
- * it fails for these families. */
-static const uint32_t HARDENED_INET_PROTOCOLS[] = {0, 6 /* IPPROTO_TCP */, 17 /* IPPROTO_UDP */,
-                                                   1 /* IPPROTO_ICMP */, 58 /* IPPROTO_ICMPV6 */};
+/* Within IPv4 and IPv6, the sockets programs ask for: stream sockets with the default protocol
+ * or TCP, datagram sockets with the default, UDP, or ICMP/ICMPv6 (ping sockets). Type and
+ * protocol together pick the kernel code a socket reaches, and on kernels that load modules on
+ * demand a socket call names the module to load, as host root: SCTP (132, or SOCK_SEQPACKET
+ * with protocol 0), DCCP (33, or SOCK_DCCP with protocol 0) and L2TP (115) have been loaded that
+ * way into hosts for their bugs (CVE-2017-6074 was DCCP). MPTCP (262) and UDP-Lite (136), built
+ * in here, are rarely used paths with their own bug histories (review findings). socketpair(2)
+ * follows the same list: it creates the sockets before it fails for these families. */
+static const gen_inet_pair_t HARDENED_INET_PAIRS[] = {
+    {SOCK_STREAM, 0},
+    {SOCK_STREAM, 6 /* IPPROTO_TCP */},
+    {SOCK_DGRAM, 0},
+    {SOCK_DGRAM, 17 /* IPPROTO_UDP */},
+    {SOCK_DGRAM, 1 /* IPPROTO_ICMP */},
+    {SOCK_DGRAM, 58 /* IPPROTO_ICMPV6 */},
+};
 
 const gen_policy_t asb_gen_policy_hardened = {
     .name = "hardened",
@@ -284,8 +291,8 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_arg_refused = sizeof(HARDENED_ARG_REFUSED) / sizeof(HARDENED_ARG_REFUSED[0]),
     .socket_families = HARDENED_SOCKET_FAMILIES,
     .n_socket_families = sizeof(HARDENED_SOCKET_FAMILIES) / sizeof(HARDENED_SOCKET_FAMILIES[0]),
-    .inet_protocols = HARDENED_INET_PROTOCOLS,
-    .n_inet_protocols = sizeof(HARDENED_INET_PROTOCOLS) / sizeof(HARDENED_INET_PROTOCOLS[0]),
+    .inet_pairs = HARDENED_INET_PAIRS,
+    .n_inet_pairs = sizeof(HARDENED_INET_PAIRS) / sizeof(HARDENED_INET_PAIRS[0]),
     .noop = HARDENED_NOOP,
     .n_noop = sizeof(HARDENED_NOOP) / sizeof(HARDENED_NOOP[0]),
     .flag_refused = HARDENED_FLAG_REFUSED,
