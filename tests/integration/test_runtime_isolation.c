@@ -8,6 +8,7 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #define CAPBIT(c) (1ull << (c))
@@ -987,6 +988,13 @@ static void test_caller_state_not_inherited(void **state)
         print_message("  note: SCHED_FIFO not available to the test (%s): that part is not "
                       "exercised\n",
                       strerror(errno));
+    /* KSM "merge everything" survives fork and exec (review finding); EINVAL: no KSM here. */
+    bool ksm = prctl(67 /* PR_SET_MEMORY_MERGE */, 1, 0, 0, 0) == 0;
+    if (ksm)
+        assert_int_equal(prctl(68 /* PR_GET_MEMORY_MERGE */, 0, 0, 0, 0), 1);
+    else
+        print_message("  note: no KSM in this kernel (%s): that part is not exercised\n",
+                      strerror(errno));
     /* The control: this process is such a caller. */
     char *mine = rt_read_file("/proc/self/personality", NULL);
     assert_non_null(mine);
@@ -1003,7 +1011,13 @@ static void test_caller_state_not_inherited(void **state)
                                "      open('/proc/self/oom_score_adj').read().strip(),\n"
                                "      open('/proc/sys/kernel/domainname').read().strip(),\n"
                                "      'nice', st[16], 'policy', st[38],\n"
-                               "      'rtprio', resource.getrlimit(resource.RLIMIT_RTPRIO)[1])\n";
+                               "      'rtprio', resource.getrlimit(resource.RLIMIT_RTPRIO)[1])\n"
+                               "try:\n"
+                               "    k = [l.split()[1] for l in open('/proc/self/ksm_stat')\n"
+                               "         if l.startswith('ksm_merge_any')][0]\n"
+                               "except (OSError, IndexError):\n"
+                               "    k = '-'\n"
+                               "print('ksm', k)\n";
     /* Both runs first, then this process is put back, then the checks: a failed check must not
      * leave the test process SCHED_FIFO for the tests after it (review finding). */
     static const char *const profiles[] = {"hardened", "baseline"};
@@ -1017,11 +1031,13 @@ static void test_caller_state_not_inherited(void **state)
                     setpriority(PRIO_PROCESS, 0, old_nice) == 0 &&
                     setrlimit(RLIMIT_RTPRIO, &old_rt) == 0 &&
                     write_text("/proc/self/oom_score_adj", old_adj) &&
-                    personality((unsigned long)old_pers) >= 0;
+                    personality((unsigned long)old_pers) >= 0 &&
+                    (!ksm || prctl(67 /* PR_SET_MEMORY_MERGE */, 0, 0, 0, 0) == 0);
     free(old_adj);
     assert_true(restored);
 
-    static const char want[] = "00000000 1000 (none) nice 0 policy 0 rtprio 0\n";
+    const char *want = ksm ? "00000000 1000 (none) nice 0 policy 0 rtprio 0\nksm no\n"
+                           : "00000000 1000 (none) nice 0 policy 0 rtprio 0\nksm -\n";
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(rc[i], 0);
         if (r[i].status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r[i].out, want))

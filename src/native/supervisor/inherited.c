@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -83,6 +84,12 @@ int sup_reset_inherited(asb_error_t *err)
         syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
                 (IOPRIO_CLASS_BE << IOPRIO_CLASS_SHIFT) | IOPRIO_BE_NORM) < 0)
         return asb_err_sys(err, errno, "leave the caller's real-time I/O class");
+    /* No KSM page sharing handed down: the caller's "merge everything" flag survives fork and
+     * exec (a systemd service with MemoryKSM=yes), and hardened refuses to set it for a reason
+     * (docs/SECCOMP.md; review finding). EINVAL: this kernel has no KSM. */
+    long merge = (long)prctl(68 /* PR_GET_MEMORY_MERGE */, 0, 0, 0, 0);
+    if (merge > 0 && prctl(67 /* PR_SET_MEMORY_MERGE */, 0, 0, 0, 0) < 0)
+        return asb_err_sys(err, errno, "leave the caller's KSM page sharing");
     /* And no way back to either: no real-time priority, no nice value below the current one. */
     struct rlimit zero = {0, 0};
     if (setrlimit(RLIMIT_RTPRIO, &zero) < 0 || setrlimit(RLIMIT_NICE, &zero) < 0)
