@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void append(char **report, const char *line)
@@ -30,22 +31,69 @@ static void append(char **report, const char *line)
     *report = n;
 }
 
-/* SIGKILL every process whose working directory is `dir` or below it: what a subprocess run's
- * program started and left running when its caller was killed (the program itself dies with the
- * caller, its children do not: crash-QA finding). A few passes, for what forked during one.
- * Returns how many were killed. */
-static int kill_processes_in(const char *dir)
+/* Does process `pid` (its /proc entry open at procfd) belong to the subprocess run of `dir`:
+ * working in it, with the HOME the run gave its program (every process of the program has it
+ * unless it changed its environment), and not in our own session (an operator's shell in the
+ * directory, and whoever runs cleanup from there, are left alone: review finding). */
+static bool run_process(int procfd, const char *dir, pid_t our_sid)
 {
     size_t len = strlen(dir);
+    char cwd[4096];
+    ssize_t n = readlinkat(procfd, "cwd", cwd, sizeof(cwd) - 1);
+    if (n <= 0)
+        return false;
+    cwd[n] = '\0';
+    if (strncmp(cwd, dir, len) != 0 || (cwd[len] != '\0' && cwd[len] != '/'))
+        return false;
+    int fd = openat(procfd, "stat", O_RDONLY | O_CLOEXEC);
+    char st[1024];
+    ssize_t m = fd >= 0 ? read(fd, st, sizeof(st) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (m <= 0)
+        return false;
+    st[m] = '\0';
+    const char *rp = strrchr(st, ')');
+    int ppid = 0, pgrp = 0, sid = 0;
+    char state = 0;
+    if (!rp || sscanf(rp + 1, " %c %d %d %d", &state, &ppid, &pgrp, &sid) != 4 || sid == our_sid)
+        return false;
+    char want[4200];
+    int wl = snprintf(want, sizeof(want), "HOME=%s", dir);
+    fd = openat(procfd, "environ", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    static const size_t cap = 65536;
+    char *env = malloc(cap);
+    ssize_t got = 0, r;
+    while (env && (size_t)got < cap - 1 && (r = read(fd, env + got, cap - 1 - (size_t)got)) > 0)
+        got += r;
+    close(fd);
+    bool home = false;
+    for (ssize_t k = 0; env && k < got; k += (ssize_t)strnlen(env + k, (size_t)(got - k)) + 1)
+        if ((size_t)(got - k) >= (size_t)wl && strncmp(env + k, want, (size_t)wl) == 0 &&
+            (k + wl == got || env[k + wl] == '\0'))
+            home = true;
+    free(env);
+    return home;
+}
+
+/* SIGKILL what a subprocess run's program started and left running when its caller was killed
+ * (the program itself dies with the caller, its children do not: crash-QA finding): each
+ * process that run_process says is the run's, through a pidfd taken before the checks, so a
+ * pid reused meanwhile is never signalled. A few passes, for what forked during one. Returns
+ * how many were killed. */
+static int kill_processes_in(const char *dir)
+{
     pid_t done[1024]; /* killed already: a dying process still shows its directory for a while */
     int killed = 0;
+    pid_t self = getpid(), our_sid = getsid(0);
     for (int pass = 0; pass < 5; pass++) {
         DIR *proc = opendir("/proc");
         if (!proc)
             return killed;
         int found = 0;
         struct dirent *e;
-        pid_t self = getpid();
         while ((e = readdir(proc))) {
             char *end = NULL;
             long pid = strtol(e->d_name, &end, 10);
@@ -56,18 +104,21 @@ static int kill_processes_in(const char *dir)
                 seen = done[i] == (pid_t)pid;
             if (seen)
                 continue;
-            char link[64], cwd[4096];
-            snprintf(link, sizeof(link), "/proc/%ld/cwd", pid);
-            ssize_t n = readlink(link, cwd, sizeof(cwd) - 1);
-            if (n <= 0)
+            int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+            if (pidfd < 0)
                 continue;
-            cwd[n] = '\0';
-            if (strncmp(cwd, dir, len) != 0 || (cwd[len] != '\0' && cwd[len] != '/'))
-                continue;
-            if (kill((pid_t)pid, SIGKILL) == 0 && killed < (int)(sizeof(done) / sizeof(done[0]))) {
+            int procfd = openat(dirfd(proc), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            /* Checked after the pidfd: if the pid was reused before it, these are the new
+             * process's files and it is judged on its own; after it, the pidfd is dead. */
+            if (procfd >= 0 && run_process(procfd, dir, our_sid) &&
+                syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 &&
+                killed < (int)(sizeof(done) / sizeof(done[0]))) {
                 done[killed++] = (pid_t)pid;
                 found++;
             }
+            if (procfd >= 0)
+                close(procfd);
+            close(pidfd);
         }
         closedir(proc);
         if (!found)

@@ -111,9 +111,12 @@ static int open_supervisor(asb_error_t *err)
         if (fd < 0) {
             if (i == 0)
                 return asb_err_sys(err, errno, "supervisor %s (from ASB_SUPERVISOR)", cands[i]);
-            /* Only "not there" means: look at the next place. Anything else (EMFILE, EACCES) is
-             * the real reason, not a missing binary (crash-QA finding). */
-            if (errno != ENOENT && errno != ENOTDIR)
+            /* Not there, or not for us (a build tree under a 0700 home): look at the next
+             * place. Anything else (EMFILE, ENFILE, ENOMEM) is the real reason, not a missing
+             * binary (crash-QA finding), and so is a refusal at the last place (review). */
+            bool absent = errno == ENOENT || errno == ENOTDIR;
+            bool elsewhere = absent || errno == EACCES || errno == ELOOP;
+            if (!elsewhere || (i == 2 && !absent))
                 return asb_err_sys(err, errno, "supervisor %s", cands[i]);
             continue;
         }
