@@ -369,6 +369,9 @@ int cli_run(int argc, char **argv)
         pthread_join(watcher, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL); /* a signal that came after: its default */
     }
+    /* A reader that went away (`| head`) is lost output, reported as such (exit 125), not a
+     * SIGPIPE that ends us without a status line (review finding). */
+    signal(SIGPIPE, SIG_IGN);
     bool lost = false;
     if (a.json) {
         char *json = NULL;

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +14,62 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The length of the valid UTF-8 sequence at p (1..4) and its code point, or 0 when the bytes
+ * there are not one (a stray continuation byte, an overlong form, a surrogate, a cut-off end). */
+static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
+{
+    unsigned char c = p[0];
+    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    if (n == 0)
+        return 0;
+    uint32_t v = c & (0xffu >> (n + 1));
+    for (size_t k = 1; k < n; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0; /* also stops at the terminating NUL */
+        v = (v << 6) | (p[k] & 0x3fu);
+    }
+    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+        (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+/* Characters that steer a terminal or reorder what it shows: the C1 controls (U+009B is CSI)
+ * and the bidirectional marks, embeddings, overrides and isolates. */
+static bool steering(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* Text that may quote hostile input (submission ids, file names, program output) on a line of
- * the CLI's own: C0 control bytes and DEL are written as \xNN, and C1 controls in their UTF-8
- * form (U+0080..U+009F: CSI is U+009B) as \uNNNN, so nothing in it can drive the operator's
- * terminal, split the line or paint a fake one over it (red-team finding: C1 went through). */
+ * the CLI's own: C0 control bytes, DEL and every byte that is not valid UTF-8 are written as
+ * \xNN (a raw 0x9b is CSI to an 8-bit terminal), C1 controls and bidi overrides as \uNNNN, so
+ * nothing in it can drive the operator's terminal, split the line or paint a fake one over it
+ * (red-team and review findings). */
 void cli_put_text(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-            fprintf(f, "\\u%04x", *++p);
-        else if (*p < 0x20 || *p == 0x7f)
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp = 0;
+        size_t n = *p < 0x80 ? 1 : utf8_seq(p, &cp);
+        if (*p < 0x80 && (*p < 0x20 || *p == 0x7f)) {
             fprintf(f, "\\x%02x", *p);
-        else
+        } else if (*p < 0x80) {
             fputc(*p, f);
+        } else if (n == 0) {
+            fprintf(f, "\\x%02x", *p);
+            n = 1;
+        } else if (steering(cp)) {
+            fprintf(f, "\\u%04x", (unsigned)cp);
+        } else {
+            fwrite(p, 1, n, f);
+        }
+        p += n;
     }
 }
 

@@ -233,6 +233,14 @@ if grep -q 'nonexistent\\u009b2J' "$TMP/err" && ! grep -q $'\xc2\x9b' "$TMP/err"
 else
     fail "C1 control in an error line: $(od -c "$TMP/err" | head -5)"
 fi
+# ... and a raw 8-bit CSI byte (not UTF-8) and a right-to-left override (review finding)
+"$CLI" run --file-in "/nonexistent"$'\x9b''2J'$'\xe2\x80\xae''evil' --code pass </dev/null >/dev/null 2>"$TMP/err"
+if grep -q 'nonexistent\\x9b2J\\u202eevil' "$TMP/err" && ! grep -q $'\x9b' "$TMP/err" &&
+    ! grep -q $'\xe2\x80\xae' "$TMP/err"; then
+    pass "a raw CSI byte and a bidi override in an error line are escaped"
+else
+    fail "raw CSI / bidi override in an error line: $(od -c "$TMP/err" | head -5)"
+fi
 
 # ---- a stopped caller does not stop the deadline: the supervisor never blocks writing output the
 # caller is not reading (crash-QA finding: 8.3 s of CPU under a 2 s timeout) ----
