@@ -988,10 +988,10 @@ static void test_caller_state_not_inherited(void **state)
         print_message("  note: SCHED_FIFO not available to the test (%s): that part is not "
                       "exercised\n",
                       strerror(errno));
-    /* KSM "merge everything" survives fork and exec (review finding); EINVAL: no KSM here.
-     * Not under AddressSanitizer: its supervisor's terabytes of shadow mappings would all be
-     * marked mergeable, and undoing that walks every page of them (the run's setup times out);
-     * the real supervisor is a small static binary. */
+        /* KSM "merge everything" survives fork and exec (review finding); EINVAL: no KSM here.
+         * Not under AddressSanitizer: its supervisor's terabytes of shadow mappings would all be
+         * marked mergeable, and undoing that walks every page of them (the run's setup times out);
+         * the real supervisor is a small static binary. */
 #if defined(__SANITIZE_ADDRESS__)
     bool ksm = false;
     errno = ENOTSUP;
