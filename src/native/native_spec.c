@@ -55,11 +55,13 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
                 json_array_append_new(binds, json_string(g.gl_pathv[i]));
             globfree(&g);
         }
-        /* TLS trust roots and OpenSSL's configuration (/usr/lib/ssl links into /etc/ssl), as
-         * a container image would ship them. */
-        json_array_append_new(binds, json_string("/etc/ssl"));
-        if (!p->ns_net)
+        /* With the host network (baseline): TLS trust roots and OpenSSL's configuration
+         * (/usr/lib/ssl links into /etc/ssl), as a container image would ship them. Not in
+         * hardened, which reaches no TLS peer: each bind is two more mounts per run. */
+        if (!p->ns_net) {
+            json_array_append_new(binds, json_string("/etc/ssl"));
             json_array_append_new(binds, json_string("/etc/ca-certificates"));
+        }
     }
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
