@@ -27,6 +27,11 @@ int sup_write_all(int fd, const void *buf, size_t n)
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && errno == EAGAIN) { /* a non-blocking fd: wait for room, however long */
+            struct pollfd pw = {.fd = fd, .events = POLLOUT};
+            (void)poll(&pw, 1, -1);
+            continue;
+        }
         if (w <= 0)
             return -1;
         p += w;

@@ -66,27 +66,6 @@ typedef struct cstate {
     char exec_error[600];
 } cstate_t;
 
-/* Write all of it to the engine's stdout (non-blocking once the workload runs), waiting for room
- * as long as it takes; -1 when the other end is gone. */
-static int write_waiting(const unsigned char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(1, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN) {
-            struct pollfd pw = {.fd = 1, .events = POLLOUT};
-            (void)poll(&pw, 1, -1);
-            continue;
-        }
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void frame_header(unsigned char h[ASB_FRAME_HDR], char type, size_t n)
 {
     h[0] = (unsigned char)type;
@@ -100,8 +79,9 @@ static void frame(char type, const void *p, size_t n)
 {
     unsigned char h[ASB_FRAME_HDR];
     frame_header(h, type, n);
-    if (write_waiting(h, sizeof(h)) == 0 && n)
-        write_waiting(p, n);
+    /* stdout is non-blocking once the workload runs: sup_write_all waits for room */
+    if (sup_write_all(1, h, sizeof(h)) == 0 && n)
+        sup_write_all(1, p, n);
 }
 
 /* One frame of the workload's output on its way to the engine. While it is not all written the

@@ -116,7 +116,8 @@ bool sup_from_outside(const struct signalfd_siginfo *si);
 /* The integer a small file (/proc, /proc/sys) holds, or `unknown` when it cannot be read. */
 int64_t sup_read_int(const char *path, int64_t unknown);
 uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
-/* Write all of buf, retrying EINTR; -1 when the reader is gone. */
+/* Write all of buf, retrying EINTR and waiting for room on a non-blocking fd (as long as it
+ * takes); -1 when the reader is gone. */
 int sup_write_all(int fd, const void *buf, size_t n);
 /* The workload's attestation up to its NUL terminator (its length), or a setup error in buf
  * (-EPROTO, or -ETIMEDOUT after timeout_ms); bytes after the NUL are a protocol error. */
