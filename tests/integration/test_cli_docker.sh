@@ -63,6 +63,7 @@ rm -f "${TMPDIR:-/tmp}/asb-cli-docker-hup.$$"
 # A stopped caller does not stop the deadline: the container's supervisor never blocks writing
 # output the engine is not taking (crash-QA finding, native and docker alike).
 rec="${TMPDIR:-/tmp}/asb-cli-docker-stop.$$"
+trap 'rm -f "$rec"' EXIT # also when a step fails under set -e
 "$CLI" run --backend docker --timeout 2 --output-limit 33554432 --json --code 'import os, time
 time.sleep(1)
 if os.fork() == 0:
