@@ -409,8 +409,10 @@ static void test_subprocess_dies_with_caller(void **state)
         _exit(0);
     }
     double end = rt_now() + 10.0;
-    /* the child token is in both argvs: the program's and its child's */
-    while (rt_count_cmdline(child, NULL) < 2 && rt_now() < end)
+    /* the child token is in both argvs: the program's and its child's; until the child has
+     * exec'd, its argv is still the program's (both tokens), so wait for exactly that state */
+    while (!(rt_count_cmdline(child, NULL) == 2 && rt_count_cmdline(token, NULL) == 1) &&
+           rt_now() < end)
         usleep(10000);
     assert_int_equal(rt_count_cmdline(token, NULL), 1);
     assert_int_equal(rt_count_cmdline(child, NULL), 2);
