@@ -77,6 +77,7 @@ struct native_run {
     asb_capbuf_t cap_out, cap_err;
     json_t *report;
     json_t *pending_attest; /* the attestation, received while preparing; checked with the job */
+    json_t *binds; /* the sandbox's read-only host directories, for its spec and its job's */
     char *sup_error;
     bool attested, released, backstop_fired, sup_exited, reaped;
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
@@ -351,7 +352,7 @@ static int spawn(native_run_t *r, asb_error_t *err)
 static int spec_memfd(native_run_t *r, const asb_plan_t *plan, const char *const *files,
                       size_t n_files, asb_error_t *err)
 {
-    json_t *spec = asb_native_spec(plan, files, n_files, usr_from_host(r));
+    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r));
     asb_wire_buf_t w = {0};
     asb_wire_from_json(&w, spec);
     json_decref(spec);
@@ -701,6 +702,8 @@ static void run_cleanup(native_run_t *r)
     free(r->file_names);
     json_decref(r->report);
     json_decref(r->pending_attest);
+    json_decref(r->binds);
+    r->binds = NULL;
     free(r->sup_error);
     asb_capbuf_free(&r->cap_out);
     asb_capbuf_free(&r->cap_err);
@@ -795,6 +798,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     if ((r->sup_fd = open_supervisor(err)) < 0)
         return r->sup_fd;
     /* The sandbox's spec: the template's, with no files (they come with the job). */
+    r->binds = asb_native_binds(&tmpl->profile);
     r->spec_fd = spec_memfd(r, tmpl, NULL, 0, err);
     if (r->spec_fd < 0 || (r->stdin_fd = memfd_with("stdin", "", 0, err)) < 0)
         return err->code;

@@ -32,17 +32,9 @@ static const char *seccomp_name(asb_seccomp_policy_t s)
                                              : "none";
 }
 
-json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files,
-                        bool usr_from_host)
+json_t *asb_native_binds(const asb_profile_t *p)
 {
-    const asb_profile_t *p = &plan->profile;
-    json_t *argv = json_array(), *env = json_array(), *files = json_array(), *binds = json_array();
-    for (size_t i = 0; plan->argv[i]; i++)
-        json_array_append_new(argv, json_string(plan->argv[i]));
-    for (size_t i = 0; plan->env[i]; i++)
-        json_array_append_new(env, json_string(plan->env[i]));
-    for (size_t i = 0; i < n_files; i++)
-        json_array_append_new(files, json_string(file_names[i]));
+    json_t *binds = json_array();
     if (p->root != ASB_ROOT_HOST) {
         /* The package manager's links that /usr points into: /usr/bin/awk, which, cc, java and
          * libblas.so.3 (numpy) lead through /etc/alternatives, and Debian's JDK keeps its
@@ -63,10 +55,24 @@ json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, s
             json_array_append_new(binds, json_string("/etc/ca-certificates"));
         }
     }
+    return binds;
+}
+
+json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
+                        size_t n_files, bool usr_from_host)
+{
+    const asb_profile_t *p = &plan->profile;
+    json_t *argv = json_array(), *env = json_array(), *files = json_array();
+    for (size_t i = 0; plan->argv[i]; i++)
+        json_array_append_new(argv, json_string(plan->argv[i]));
+    for (size_t i = 0; plan->env[i]; i++)
+        json_array_append_new(env, json_string(plan->env[i]));
+    for (size_t i = 0; i < n_files; i++)
+        json_array_append_new(files, json_string(file_names[i]));
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",

@@ -8,8 +8,14 @@
 /* The run spec for the supervisor, as JSON; native.c sends it as wire.h records (proto.h). */
 /* usr_from_host: the host hands the supervisor the lower layer of its /usr as a mount (baseline's
  * idmapped clone); otherwise the supervisor builds /usr itself. */
-json_t *asb_native_spec(const asb_plan_t *plan, const char *const *file_names, size_t n_files,
-                        bool usr_from_host);
+/* binds: asb_native_binds of the sandbox's profile, made once per sandbox (its spec and its
+ * job's must name the same); borrowed. */
+json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
+                        size_t n_files, bool usr_from_host);
+
+/* The host directories bound read-only into a sandbox of profile p, as a JSON array of paths
+ * (new reference; it looks at the host's /etc for Debian JDK configuration). */
+json_t *asb_native_binds(const asb_profile_t *p);
 
 /* Compare the supervisor's attestation with what the plan requires. Fills res->attestation;
  * returns true when valid, else res->attestation.mismatch says what differs. */
