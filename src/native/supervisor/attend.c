@@ -20,6 +20,27 @@ uint64_t sup_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool wait)
+{
+    while (*off < *len) {
+        ssize_t w = write(fd, buf + *off, *len - *off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            if (!wait)
+                return false;
+            struct pollfd pw = {.fd = fd, .events = POLLOUT};
+            (void)poll(&pw, 1, -1);
+            continue;
+        }
+        if (w <= 0)
+            break; /* the reader is gone: the run ends anyway */
+        *off += (size_t)w;
+    }
+    *off = *len = 0;
+    return true;
+}
+
 int sup_write_all(int fd, const void *buf, size_t n)
 {
     const unsigned char *p = buf;

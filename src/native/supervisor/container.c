@@ -93,29 +93,7 @@ static void frame(char type, const void *p, size_t n)
 typedef struct outbox {
     unsigned char buf[ASB_FRAME_HDR + ASB_DOCKER_FRAME_MAX];
     size_t off, len;
-} outbox_t;
-
-/* Write what the outbox holds; true when it is empty. wait: as long as it takes. */
-static bool outbox_flush(outbox_t *o, bool wait)
-{
-    while (o->off < o->len) {
-        ssize_t w = write(1, o->buf + o->off, o->len - o->off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN) {
-            if (!wait)
-                return false;
-            struct pollfd pw = {.fd = 1, .events = POLLOUT};
-            (void)poll(&pw, 1, -1);
-            continue;
-        }
-        if (w <= 0)
-            break; /* the engine's end is gone: the run ends anyway */
-        o->off += (size_t)w;
-    }
-    o->off = o->len = 0;
-    return true;
-}
+} outbox_t; /* emptied with sup_flush */
 
 /* body (may be NULL) gets "type" and "nonce", goes out as one frame, and is freed. */
 static void send_msg(const char *nonce, const char *type, asb_wire_buf_t *body)
@@ -519,7 +497,7 @@ static void kill_all(void)
 static void pump(cstream_t *s, cstate_t *st, outbox_t *o, bool until_eof)
 {
     for (;;) {
-        if (!outbox_flush(o, until_eof))
+        if (!sup_flush(1, o->buf, &o->off, &o->len, until_eof))
             return; /* the engine's pipe is full: the main loop waits for room */
         if (s->fd < 0)
             return;
@@ -555,7 +533,7 @@ static void pump(cstream_t *s, cstate_t *st, outbox_t *o, bool until_eof)
     }
     close(s->fd);
     s->fd = -1;
-    (void)outbox_flush(o, until_eof);
+    (void)sup_flush(1, o->buf, &o->off, &o->len, until_eof);
 }
 
 /* Requested outputs, sent to the host as ASB_FRAME_FILE frames: only regular files with one link,
@@ -729,7 +707,7 @@ int sup_container_main(void)
         if (r <= 0)
             continue;
         if (p[5].revents)
-            (void)outbox_flush(&box, false);
+            (void)sup_flush(1, box.buf, &box.off, &box.len, false);
         if (p[0].revents)
             pump(&out, &st, &box, false);
         if (p[1].revents)

@@ -70,24 +70,6 @@ static void kill_all(run_state_t *st)
     st->killed_all = true;
 }
 
-/* Hand what is pending to the host without blocking. true when nothing is left pending. A host
- * that went away (EPIPE) takes nothing more: the pending bytes are dropped. */
-static bool flush_pending(stream_t *s)
-{
-    while (s->pend_off < s->pend_len) {
-        ssize_t w = write(s->out, s->pend + s->pend_off, s->pend_len - s->pend_off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN)
-            return false;
-        if (w <= 0)
-            break; /* host gone: the run ends anyway */
-        s->pend_off += (size_t)w;
-    }
-    s->pend_off = s->pend_len = 0;
-    return true;
-}
-
 /* Forward what is readable now; exactly `cap` bytes reach the host, never more. Without
  * until_eof it returns as soon as the workload has nothing more or the host's pipe is full (the
  * caller's poll then waits for whichever it is). With until_eof (the workload is gone) it drains
@@ -95,13 +77,8 @@ static bool flush_pending(stream_t *s)
 static void pump(stream_t *s, run_state_t *st, bool until_eof)
 {
     for (;;) {
-        if (!flush_pending(s)) {
-            if (!until_eof)
-                return;
-            struct pollfd p = {.fd = s->out, .events = POLLOUT};
-            (void)poll(&p, 1, -1);
-            continue;
-        }
+        if (!sup_flush(s->out, s->pend, &s->pend_off, &s->pend_len, until_eof))
+            return; /* the host's pipe is full: the main loop waits for room */
         if (s->fd < 0)
             return;
         ssize_t n = read(s->fd, s->pend, sizeof(s->pend));
@@ -134,7 +111,8 @@ static void pump(stream_t *s, run_state_t *st, bool until_eof)
 closed:
     close(s->fd);
     s->fd = -1;
-    (void)flush_pending(s); /* what is left waits for the drain after the loop */
+    /* what is left waits for the drain after the loop */
+    (void)sup_flush(s->out, s->pend, &s->pend_off, &s->pend_len, until_eof);
 }
 
 /* What the main loop polls for a stream: the host's pipe while bytes are pending, else more

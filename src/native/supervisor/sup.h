@@ -119,6 +119,10 @@ uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
 /* Write all of buf, retrying EINTR and waiting for room on a non-blocking fd (as long as it
  * takes); -1 when the reader is gone. */
 int sup_write_all(int fd, const void *buf, size_t n);
+/* Hand buf[*off, *len) to a non-blocking fd: true once all of it is written, or dropped because
+ * the reader is gone (*off and *len are then 0); false when the fd is full and !wait. With wait
+ * it waits for room as long as it takes. The output relays' way to never block on the host. */
+bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool wait);
 /* The workload's attestation up to its NUL terminator (its length), or a setup error in buf
  * (-EPROTO, or -ETIMEDOUT after timeout_ms); bytes after the NUL are a protocol error. */
 int sup_read_attestation(int fd, char *buf, size_t size, int timeout_ms);
