@@ -15,25 +15,30 @@
  * processes' timing (timer_list, sched_debug, latency_stats, timer_stats), host control
  * (sysrq-trigger), the host's log (kmsg), its configuration (config.gz), host-wide activity
  * nobody's program needs (cgroups counted concurrent sandboxes; interrupts, diskstats), and
- * what names the host: its boot command line, disks, devices and consoles (red-team finding).
+ * what names the host: its boot command line, disks, devices and consoles, its physical memory
+ * and I/O port map (red-team findings).
  * stat, loadavg and meminfo stay: programs count CPUs and memory with them (THREAT_MODEL.md). */
 static const char *const ASB_PROC_MASK_FILES[] = {
     "kcore",       "kallsyms",      "keys",        "key-users",     "timer_list",
     "sched_debug", "latency_stats", "timer_stats", "sysrq-trigger", "kmsg",
     "kpagecount",  "kpageflags",    "kpagecgroup", "config.gz",     "vmallocinfo",
     "slabinfo",    "pagetypeinfo",  "cgroups",     "interrupts",    "diskstats",
-    "cmdline",     "partitions",    "misc",        "devices",       "consoles"};
+    "cmdline",     "partitions",    "misc",        "devices",       "consoles",
+    "iomem",       "ioports"};
 #define ASB_PROC_MASK_N_FILES (sizeof(ASB_PROC_MASK_FILES) / sizeof(ASB_PROC_MASK_FILES[0]))
 
-/* Directories: hardware and driver state of the host, and host-wide pressure stall counters. */
-static const char *const ASB_PROC_MASK_DIRS[] = {"acpi",   "scsi",       "asound",
-                                                 "driver", "tty/driver", "pressure"};
+/* Directories: hardware and driver state of the host, host-wide pressure stall counters, the
+ * host's buses (PCI ids and physical addresses) and its filesystems' state (/proc/fs/ext4/<disk>
+ * named the host's disk, its mount options and free blocks per group, changing with every host
+ * write: red-team finding). */
+static const char *const ASB_PROC_MASK_DIRS[] = {"acpi",       "scsi",     "asound", "driver",
+                                                 "tty/driver", "pressure", "bus",    "fs"};
 #define ASB_PROC_MASK_N_DIRS (sizeof(ASB_PROC_MASK_DIRS) / sizeof(ASB_PROC_MASK_DIRS[0]))
 
-/* Read-only, native backend only (the kernel's tunables and bus state). The docker backend
- * leaves Docker's default ReadonlyPaths in place: the same four plus sysrq-trigger, which is
- * masked above; the verifier does not check them. */
-static const char *const ASB_PROC_READONLY[] = {"sys", "bus", "fs", "irq"};
+/* Read-only, native backend only (the kernel's tunables and interrupt affinities). The docker
+ * backend leaves Docker's default ReadonlyPaths in place: these two, bus and fs (masked above)
+ * and sysrq-trigger (masked above); the verifier does not check them. */
+static const char *const ASB_PROC_READONLY[] = {"sys", "irq"};
 #define ASB_PROC_N_READONLY (sizeof(ASB_PROC_READONLY) / sizeof(ASB_PROC_READONLY[0]))
 
 #endif

@@ -175,7 +175,7 @@ static void test_hardened_identity_caps_nnp_seccomp(void **state)
 }
 
 /* Both backends, hardened: the per-host-uid counters get the native shares (queued signals,
- * message queues), the caller's process state does not pass (attested), and a SIGTERM the
+ * message queues), locked memory is a share too (it may pin the host's page cache), the caller's process state does not pass (attested), and a SIGTERM the
  * workload sends its supervisor, plainly or through rt_sigqueueinfo claiming sender pid 0, does
  * not end the run as a host abort (docker red-team and review findings: PID 1 shares the
  * workload's uid there). */
@@ -190,6 +190,7 @@ static void test_shares_and_supervisor_signal(void **state)
                      "import os, resource, signal, time\n"
                      "print(resource.getrlimit(resource.RLIMIT_SIGPENDING)[1],\n"
                      "      resource.getrlimit(resource.RLIMIT_MSGQUEUE)[1],\n"
+                     "      resource.getrlimit(resource.RLIMIT_MEMLOCK)[1],\n"
                      "      open('/proc/self/oom_score_adj').read().strip())\n"
                      "try: os.kill(1, signal.SIGTERM)\n"
                      "except OSError as e: print('kill', e.errno)\n"
@@ -203,6 +204,8 @@ static void test_shares_and_supervisor_signal(void **state)
                      "libc = ctypes.CDLL(None, use_errno=True)\n"
                      "print('sigqueue', libc.syscall(129, 1, signal.SIGTERM, ctypes.byref(si)),\n"
                      "      ctypes.get_errno())\n"
+                     "buf = ctypes.create_string_buffer(1 << 20)\n"
+                     "print('mlock', libc.mlock(buf, 1 << 20))\n"
                      "time.sleep(0.3)\n"
                      "print('after')\n",
                      NULL, &r, &err);
@@ -215,7 +218,8 @@ static void test_shares_and_supervisor_signal(void **state)
         assert_string_equal(r.attestation.domainname, "(none)");
         assert_int_equal(r.exit_code, 0);
         char *out = strndup(r.out.data ? (const char *)r.out.data : "", r.out.len);
-        assert_non_null(strstr(out, "1024 0 1000\n"));
+        assert_non_null(strstr(out, "1024 0 65536 1000\n"));
+        assert_non_null(strstr(out, "mlock -1\n")); /* 1 MiB over RLIMIT_MEMLOCK */
         assert_non_null(strstr(out, "after\n"));
         free(out);
         asb_result_free(&r);

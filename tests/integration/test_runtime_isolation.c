@@ -926,8 +926,9 @@ static void test_no_shared_host_inodes(void **state)
                                  "import os\n"
                                  "print(os.readlink('/proc/self/ns/time'))\n"
                                  "print('masked', sum(len(open('/proc/' + f).read()) for f in "
-                                 "('cgroups', 'interrupts', 'diskstats')), "
-                                 "len(os.listdir('/proc/pressure')))\n",
+                                 "('cgroups', 'interrupts', 'diskstats', 'iomem', 'ioports')), "
+                                 "sum(len(os.listdir('/proc/' + d)) for d in "
+                                 "('pressure', 'bus', 'fs') if os.path.isdir('/proc/' + d)))\n",
                                  NULL, 0, &r),
                      0);
     if (r.status != ASB_STATUS_COMPLETED)

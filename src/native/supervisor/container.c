@@ -370,7 +370,9 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
      * the native backend's shares (red-team finding: one docker-hardened run used up the
      * queued signals and message queues of every other and of the host's nobody). */
     struct rlimit sigp = {ASB_SANDBOX_SIGPENDING, ASB_SANDBOX_SIGPENDING}, mq = {0, 0};
+    struct rlimit ml = {ASB_SANDBOX_MEMLOCK, ASB_SANDBOX_MEMLOCK}; /* locked page cache */
     if (setrlimit(RLIMIT_CORE, &core) < 0 || (s->fsize && setrlimit(RLIMIT_FSIZE, &fs) < 0) ||
+        setrlimit(RLIMIT_MEMLOCK, &ml) < 0 ||
         (s->nofile && setrlimit(RLIMIT_NOFILE, &nf) < 0) ||
         setrlimit(RLIMIT_SIGPENDING, &sigp) < 0 || setrlimit(RLIMIT_MSGQUEUE, &mq) < 0)
         child_fail("error:", "setrlimit", 125);

@@ -108,6 +108,9 @@ static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
     struct rlimit msgq = {0, 0}; /* POSIX message queues: host-wide memory, no workload need */
     if (setrlimit(RLIMIT_MSGQUEUE, &msgq) < 0)
         return asb_err_sys(err, errno, "RLIMIT_MSGQUEUE");
+    struct rlimit memlock = {ASB_SANDBOX_MEMLOCK, ASB_SANDBOX_MEMLOCK};
+    if (setrlimit(RLIMIT_MEMLOCK, &memlock) < 0)
+        return asb_err_sys(err, errno, "RLIMIT_MEMLOCK");
     int rc;
     if (spec->fsize && (rc = set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", spec->fsize, err)) < 0)
         return rc;
