@@ -82,6 +82,11 @@
 #define ASB_SANDBOX_SIGPENDING 1024      /* RLIMIT_SIGPENDING of the workload */
 #define ASB_SANDBOX_INOTIFY_INSTANCES 16 /* /proc/sys/user/max_inotify_instances in its userns */
 #define ASB_SANDBOX_INOTIFY_WATCHES 8192 /* /proc/sys/user/max_inotify_watches in its userns */
+/* RLIMIT_MEMLOCK of the workload (per process): pages a program locks may belong to the host's
+ * page cache of /usr, charged to whoever cached them, not to the run; at the caller's 8 MiB and
+ * 64 pids one hardened run pinned ~430 MB of host memory beyond its 128 MiB (red-team finding).
+ * 64 KiB is the kernel's old default: enough for the few pages gpg or a crypto library locks. */
+#define ASB_SANDBOX_MEMLOCK (64 * 1024)
 
 /* Process state a sandbox never takes over from its caller (supervisor/inherited.c; red-team
  * finding: the caller's personality, NIS domain, OOM protection and real-time scheduling all
