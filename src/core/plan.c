@@ -93,6 +93,10 @@ bool asb_valid_env_entry(const char *entry, const char **why)
             return false;
         }
     }
+    if (!asb_utf8_valid((const unsigned char *)eq + 1, strlen(eq + 1))) {
+        *why = "VALUE is not valid UTF-8";
+        return false;
+    }
     return true;
 }
 
@@ -251,6 +255,13 @@ static int build_argv(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *er
         }
         if (!*cfg->argv[0])
             return asb_err(err, -EINVAL, "command: empty program name");
+        /* The command travels to the supervisor and the container as JSON text: an argument
+         * that is not UTF-8 was dropped there, and the others moved up (QA finding: the
+         * program ran as /bin/echo instead). Refused for every backend, so one command means
+         * the same in every lane. */
+        for (size_t i = 0; i < n; i++)
+            if (!asb_utf8_valid((const unsigned char *)cfg->argv[i], strlen(cfg->argv[i])))
+                return asb_err(err, -EINVAL, "command argument %zu is not valid UTF-8", i);
         plan->argv = calloc(n + 1, sizeof(char *));
         if (!plan->argv)
             return asb_err_sys(err, ENOMEM, "argv");
@@ -271,6 +282,8 @@ static int build_argv(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *er
     const char *interp = cfg->interpreter ? cfg->interpreter : ASB_DEFAULT_INTERPRETER;
     if (!*interp)
         return asb_err(err, -EINVAL, "interpreter: empty path");
+    if (!asb_utf8_valid((const unsigned char *)interp, strlen(interp)))
+        return asb_err(err, -EINVAL, "interpreter: path is not valid UTF-8");
     plan->argv = calloc(3, sizeof(char *));
     if (!plan->argv || !(plan->argv[0] = strdup(interp)) ||
         !(plan->argv[1] = strdup(ASB_CODE_FILE)))

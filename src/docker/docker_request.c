@@ -45,11 +45,16 @@ static const char *seccomp_name(asb_seccomp_policy_t s)
                                              : "none";
 }
 
+/* NULL unless every string arrives (json_string() is NULL for text that is not UTF-8, and
+ * appending NULL appends nothing); json_pack then fails, and so does the request. */
 static json_t *strv_json(char *const *v)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && v && v[i]; i++)
-        json_array_append_new(a, json_string(v[i]));
+        if (json_array_append_new(a, json_string(v[i])) < 0) {
+            json_decref(a);
+            return NULL;
+        }
     return a;
 }
 

@@ -63,12 +63,21 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
 {
     const asb_profile_t *p = &plan->profile;
     json_t *argv = json_array(), *env = json_array(), *files = json_array();
-    for (size_t i = 0; plan->argv[i]; i++)
-        json_array_append_new(argv, json_string(plan->argv[i]));
-    for (size_t i = 0; plan->env[i]; i++)
-        json_array_append_new(env, json_string(plan->env[i]));
-    for (size_t i = 0; i < n_files; i++)
-        json_array_append_new(files, json_string(file_names[i]));
+    /* json_string() is NULL for text that is not UTF-8, and appending NULL silently appends
+     * nothing: every string must arrive, or there is no spec (plan.c refuses such text first). */
+    bool ok = argv && env && files;
+    for (size_t i = 0; ok && plan->argv[i]; i++)
+        ok = json_array_append_new(argv, json_string(plan->argv[i])) == 0;
+    for (size_t i = 0; ok && plan->env[i]; i++)
+        ok = json_array_append_new(env, json_string(plan->env[i])) == 0;
+    for (size_t i = 0; ok && i < n_files; i++)
+        ok = json_array_append_new(files, json_string(file_names[i])) == 0;
+    if (!ok) {
+        json_decref(argv);
+        json_decref(env);
+        json_decref(files);
+        return NULL;
+    }
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "

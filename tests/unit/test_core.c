@@ -120,6 +120,27 @@ static void test_plan_rejects_bad_input(void **state)
     cfg.n_env = 1;
     expect_refused(&cfg, "KEY");
 
+    /* Text that is not UTF-8 cannot cross to a supervisor or container as JSON: refused, not
+     * dropped (QA finding: the arguments after it moved up). */
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    const char *bin_env[] = {"A=a\xff"
+                             "b"};
+    cfg.env = bin_env;
+    cfg.n_env = 1;
+    expect_refused(&cfg, "VALUE is not valid UTF-8");
+    asb_config_init(&cfg);
+    const char *bin_argv[] = {"/bin/echo", "ok",
+                              "a\xff"
+                              "b",
+                              NULL};
+    cfg.argv = bin_argv;
+    expect_refused(&cfg, "command argument 2 is not valid UTF-8");
+    asb_config_init(&cfg);
+    cfg.code = "pass";
+    cfg.interpreter = "/usr/bin/\xc3";
+    expect_refused(&cfg, "interpreter: path is not valid UTF-8");
+
     asb_config_init(&cfg);
     cfg.argv = argv;
     const char *outs[] = {"../x"};
