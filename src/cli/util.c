@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "io/file_in.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,8 +207,20 @@ int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *le
         close(fd);
         return -1;
     }
-    /* Back to blocking for a regular file or stdin. */
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    /* A kernel file (tracefs trace_pipe, /proc/kmsg) may block a read for ever, stdin's too
+     * (QA finding: `--stdin-file trace_pipe` and `< trace_pipe` hung the CLI). */
+    const char *pseudo = S_ISREG(st.st_mode) ? asb_pseudo_fs_name(fd) : NULL;
+    if (pseudo) {
+        cli_error("cannot read '%s' (a kernel pseudo-file on %s: copy it to a regular file "
+                  "first)",
+                  strcmp(path, "-") == 0 ? "stdin" : path, pseudo);
+        close(fd);
+        return -1;
+    }
+    /* Our own open stays non-blocking (a regular file never says EAGAIN); stdin ("-") is read
+     * blocking, as before. */
+    if (strcmp(path, "-") == 0)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     size_t cap_alloc = 65536, n = 0;
     unsigned char *buf = malloc(cap_alloc);
     if (!buf) {
@@ -236,6 +249,12 @@ int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *le
         ssize_t r = read(fd, buf + n, cap_alloc - n);
         if (r < 0 && errno == EINTR)
             continue;
+        if (r < 0 && errno == EAGAIN && strcmp(path, "-") != 0) {
+            cli_error("cannot read '%s' (its read would wait: not a plain file)", path);
+            free(buf);
+            close(fd);
+            return -1;
+        }
         if (r < 0) {
             cli_error("cannot read '%s' (%s)", path, strerror(errno));
             free(buf);

@@ -17,6 +17,30 @@
 #define COPY_MAX_REQUEST (1u << 30)
 #define COPY_RW_CHUNK 65536
 
+const char *asb_pseudo_fs_name(int fd)
+{
+    /* Kernel interfaces that look like regular files: their size says nothing (0), they make
+     * their text when read, and some block a read until the kernel has something to say
+     * (tracefs trace_pipe, /proc/kmsg, debugfs files) whatever O_NONBLOCK asks (QA finding: a
+     * file-in of trace_pipe hung the CLI). */
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } pseudo[] = {{PROC_SUPER_MAGIC, "procfs"},     {SYSFS_MAGIC, "sysfs"},
+                  {TRACEFS_MAGIC, "tracefs"},       {DEBUGFS_MAGIC, "debugfs"},
+                  {SECURITYFS_MAGIC, "securityfs"}, {BPF_FS_MAGIC, "bpf"},
+                  {PSTOREFS_MAGIC, "pstore"},       {EFIVARFS_MAGIC, "efivarfs"},
+                  {SELINUX_MAGIC, "selinuxfs"},     {SMACK_MAGIC, "smackfs"},
+                  {BINFMTFS_MAGIC, "binfmt_misc"},  {NSFS_MAGIC, "nsfs"}};
+    struct statfs sf;
+    if (fstatfs(fd, &sf) < 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+        if ((unsigned long)sf.f_type == pseudo[i].magic)
+            return pseudo[i].name;
+    return NULL;
+}
+
 int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *size, asb_error_t *err)
 {
     if (fd)
@@ -46,13 +70,14 @@ int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *siz
         goto fail;
     }
     /* /proc and /sys files say size 0 and produce their text only when read: they cannot be
-     * copied by size (the copy failed with a bare "Invalid argument"; red-team finding). */
-    struct statfs sf;
-    if (fstatfs(f, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)) {
+     * copied by size (the copy failed with a bare "Invalid argument"; red-team finding), and
+     * some kernel files block a read for ever (asb_pseudo_fs_name). */
+    const char *pseudo = asb_pseudo_fs_name(f);
+    if (pseudo) {
         rc = asb_err(err, -EINVAL,
-                     "file-in '%s': a /proc or /sys pseudo-file (copy its contents to a regular "
+                     "file-in '%s': a kernel pseudo-file on %s (copy its contents to a regular "
                      "file first)",
-                     shown);
+                     shown, pseudo);
         goto fail;
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > cap) {
@@ -99,13 +124,22 @@ int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t 
         close(in);
         return rc;
     }
-    /* read(), not the size: cap + 1 bytes at most, so a larger or growing file is refused. */
+    /* read(), not the size: cap + 1 bytes at most, so a larger or growing file is refused.
+     * Without blocking: a regular file never says EAGAIN, a file that would is refused. */
+    int fl = fcntl(in, F_GETFL);
+    if (fl >= 0)
+        fcntl(in, F_SETFL, fl | O_NONBLOCK);
     unsigned char buf[65536];
     uint64_t total = 0;
     for (;;) {
         ssize_t n = read(in, buf, sizeof(buf));
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EAGAIN) {
+            rc = asb_err(err, -EAGAIN, "file-in '%s': its read would wait (not a plain file)",
+                         shown);
+            break;
+        }
         if (n < 0) {
             rc = asb_err_sys(err, errno, "file-in '%s': read", shown);
             break;
