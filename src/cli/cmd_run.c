@@ -239,12 +239,14 @@ static void write_output(FILE *f, const asb_bytes_t *b)
     }
 }
 
-/* Returns false when the program's stdout could not be written where ours goes. */
+/* Returns false when the program's stdout or stderr could not be written where ours go. */
 static bool print_human(const asb_result_t *r)
 {
     write_output(stdout, &r->out);
-    bool ok = fflush(stdout) == 0 && !ferror(stdout);
+    bool ok = r->out.len == 0 || (fflush(stdout) == 0 && !ferror(stdout));
     write_output(stderr, &r->err);
+    /* The program's stderr is its output too (QA finding: lost to a closed stderr, exit 0). */
+    ok = ok && (r->err.len == 0 || (fflush(stderr) == 0 && !ferror(stderr)));
     if (r->stdout_truncated)
         fprintf(stderr, "\n[agent-sandbox: stdout truncated at the %llu-byte cap]\n",
                 (unsigned long long)r->limits_enforced.output_bytes);
@@ -411,7 +413,7 @@ int cli_run(int argc, char **argv)
     } else {
         /* The program's output lost on the way out (stdout closed or full) is an error of
          * ours, not its success (crash-QA finding: exit 0 with the output gone). */
-        if ((r == 0 || res.backend[0]) && !print_human(&res) && res.out.len > 0)
+        if ((r == 0 || res.backend[0]) && !print_human(&res))
             lost = true;
         for (size_t i = 0; i < res.n_files_out; i++)
             fprintf(stderr,
@@ -420,8 +422,9 @@ int cli_run(int argc, char **argv)
                     res.files_out[i].name, res.files_out[i].content.len);
     }
     if (lost) {
-        cli_error("standard output: %s could not be written (%s)",
-                  a.json ? "the result record" : "the program's output", strerror(errno));
+        cli_error("%s could not be written (%s)",
+                  a.json ? "standard output: the result record" : "the program's output",
+                  strerror(errno));
         asb_result_free(&res);
         rc = CLI_EXIT_INTERNAL;
         goto out;

@@ -44,8 +44,17 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof(COMMANDS) / sizeof(COMMANDS[0]); i++)
-        if (strcmp(argv[1], COMMANDS[i].name) == 0)
-            return COMMANDS[i].fn(argc - 1, argv + 1);
+        if (strcmp(argv[1], COMMANDS[i].name) == 0) {
+            int rc = COMMANDS[i].fn(argc - 1, argv + 1);
+            /* What a command printed must have arrived: a report lost to a closed or full
+             * stdout is a failure, whichever command it was (QA finding: profiles, preflight,
+             * cleanup and chaos said 0). A command that failed already said why. */
+            if ((fflush(stdout) != 0 || ferror(stdout)) && rc != CLI_EXIT_INTERNAL) {
+                cli_error("%s: its output could not be written to standard output", argv[1]);
+                return CLI_EXIT_INTERNAL;
+            }
+            return rc;
+        }
     cli_error("unknown command '%s' (see agent-sandbox --help)", argv[1]);
     return CLI_EXIT_USAGE;
 }

@@ -293,6 +293,21 @@ if [[ $rc == 125 ]] && grep -q "the program's output could not be written" "$TMP
 else
     fail "stdout closed: exit $rc, $(head -c 300 "$TMP/err")"
 fi
+rc=0
+"$CLI" run --code 'import sys; sys.stderr.write("e" * 100)' </dev/null >/dev/null 2>&- || rc=$?
+[[ $rc == 125 ]] && pass "stderr closed: the program's stderr lost is exit 125" ||
+    fail "stderr closed: exit $rc, want 125"
+# Every subcommand's report, not only run's (QA finding: these said 0 with the output gone).
+for sub in "profiles --json" "preflight --json" "cleanup" "chaos --list"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$CLI" $sub </dev/null >/dev/full 2>"$TMP/err" || rc=$?
+    if [[ $rc == 125 ]] && grep -q "could not be written" "$TMP/err"; then
+        pass "$sub to a full stdout is exit 125"
+    else
+        fail "$sub to a full stdout: exit $rc, $(head -c 300 "$TMP/err")"
+    fi
+done
 (ulimit -n 100 && "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err")
 rc=$?
 if [[ $rc == 125 ]] && grep -q "RLIMIT_NOFILE: the profile needs 256, the caller's hard limit is 100" "$TMP/err"; then
