@@ -23,6 +23,17 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* s with control characters (C0, DEL, C1 in UTF-8) escaped, for a line of the CLI's own. */
 void cli_put_text(FILE *f, const char *s);
 
+/* The value-taking flags a command has met so far. A single-valued flag given twice is refused:
+ * the later value used to win silently, so a wrapper's `--profile hardened` was undone by an
+ * appended `--profile subprocess` (QA finding). */
+#define CLI_MAX_FLAGS 32
+typedef struct cli_seen {
+    const char *flags[CLI_MAX_FLAGS];
+    size_t n;
+} cli_seen_t;
+/* 0 the first time `flag` is met, else a clear error and -1. */
+int cli_once(cli_seen_t *seen, const char *flag);
+
 /* Parse helpers: return 0 or print a clear error naming the flag and return -1. */
 int cli_parse_double(const char *flag, const char *s, double min, double max, double *out);
 int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out);

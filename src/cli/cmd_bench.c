@@ -42,6 +42,7 @@ static int parse(int argc, char **argv, bench_args_t *a)
     a->format = "suite";
     a->mode = "artifact_in";
     a->opts.lane.sandbox = "native";
+    cli_seen_t seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -66,6 +67,8 @@ static int parse(int argc, char **argv, bench_args_t *a)
         }
         const char *v = argv[++i];
         uint64_t u;
+        if (cli_once(&seen, arg) < 0)
+            return -1;
         if (strcmp(arg, "--format") == 0)
             a->format = v;
         else if (strcmp(arg, "--mode") == 0)
@@ -116,6 +119,8 @@ static int parse(int argc, char **argv, bench_args_t *a)
              strcmp(a->opts.lane.profile, "hardened") != 0)
         cli_error("--profile: expected baseline or hardened in the %s lane, got '%s'", sb,
                   a->opts.lane.profile);
+    else if (a->opts.lane.docker_image && strcmp(sb, "docker") != 0)
+        cli_error("--image applies to the docker lane only (--sandbox docker)");
     else
         return 0;
     return -1;

@@ -85,6 +85,7 @@ int cli_chaos(int argc, char **argv)
     const char *profiles = "subprocess,baseline,hardened", *attack_list = NULL, *out = NULL;
     bool json = false, list = false;
     uint64_t repeat = 1, jobs = 4;
+    cli_seen_t seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -96,9 +97,17 @@ int cli_chaos(int argc, char **argv)
         } else if (!strcmp(a, "--list")) {
             list = true;
         } else if (!strcmp(a, "--controls")) {
+            /* the same choice as --profiles control: one or the other, once */
+            if (cli_once(&seen, "--profiles") < 0)
+                return CLI_EXIT_USAGE;
             profiles = "control";
+        } else if (strncmp(a, "--", 2) != 0) {
+            cli_error("chaos: unexpected argument '%s' (see agent-sandbox chaos --help)", a);
+            return CLI_EXIT_USAGE;
         } else if (!v) {
             cli_error("%s: missing value (see agent-sandbox chaos --help)", a);
+            return CLI_EXIT_USAGE;
+        } else if (cli_once(&seen, a) < 0) {
             return CLI_EXIT_USAGE;
         } else if (!strcmp(a, "--profiles")) {
             profiles = argv[++i];

@@ -87,6 +87,7 @@ static int parse(int argc, char **argv, run_args_t *a)
 {
     asb_config_t *c = &a->cfg;
     const char *stdin_file = NULL, *file = NULL;
+    cli_seen_t seen = {0};
     uint64_t u;
     double d;
     int i;
@@ -109,6 +110,10 @@ static int parse(int argc, char **argv, run_args_t *a)
             return -1;
         }
         if (!(v = need(argc, argv, &i)))
+            return -1;
+        bool repeatable = strcmp(arg, "--file-in") == 0 || strcmp(arg, "--file-out") == 0 ||
+                          strcmp(arg, "--env") == 0;
+        if (!repeatable && cli_once(&seen, arg) < 0)
             return -1;
         if (strcmp(arg, "--profile") == 0) {
             c->profile = v;
@@ -185,6 +190,11 @@ static int parse(int argc, char **argv, run_args_t *a)
         cli_error("run: give exactly one of --code, --file or -- CMD ARGS...");
         return -1;
     }
+    /* An option that does not apply is an error, not ignored (QA finding). */
+    if (c->interpreter && c->argv) {
+        cli_error("--interpreter applies to --code and --file, not to a command after --");
+        return -1;
+    }
     if (file) {
         size_t len;
         if (cli_read_file(file, ASB_MAX_CODE_BYTES, &a->code, &len) < 0)
@@ -200,6 +210,10 @@ static int parse(int argc, char **argv, run_args_t *a)
     /* Before stdin is read (it may wait for a writer until the timeout). */
     if (validate(c, &a->docker) < 0)
         return -1;
+    if (c->docker_image && !a->docker) {
+        cli_error("--image applies to the docker backend only (add --backend docker)");
+        return -1;
+    }
     size_t slen = 0;
     if (stdin_file) {
         if (cli_read_file(stdin_file, ASB_MAX_STDIN_BYTES, &a->stdin_data, &slen) < 0)

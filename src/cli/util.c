@@ -90,8 +90,11 @@ int cli_parse_double(const char *flag, const char *s, double min, double max, do
 {
     char *end = NULL;
     errno = 0;
-    double v = s ? strtod(s, &end) : NAN;
-    if (!s || !*s || errno || !end || *end || isnan(v) || v < min || v > max) {
+    /* Plain decimal only: strtod also takes leading spaces, hex floats ("0x10" was 16 s) and
+     * "inf"/"nan" words (QA finding). */
+    bool plain = s && *s && strspn(s, "0123456789.eE+-") == strlen(s) && *s != '+' && *s != '-';
+    double v = plain ? strtod(s, &end) : NAN;
+    if (!plain || errno || !end || *end || isnan(v) || v < min || v > max) {
         cli_error("%s: expected a number between %g and %g, got '%s'", flag, min, max, s ? s : "");
         return -1;
     }
@@ -99,11 +102,23 @@ int cli_parse_double(const char *flag, const char *s, double min, double max, do
     return 0;
 }
 
+int cli_once(cli_seen_t *seen, const char *flag)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        if (strcmp(seen->flags[i], flag) == 0) {
+            cli_error("%s given twice (give it once)", flag);
+            return -1;
+        }
+    if (seen->n < CLI_MAX_FLAGS)
+        seen->flags[seen->n++] = flag;
+    return 0;
+}
+
 int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end = NULL;
     errno = 0;
-    if (!s || !*s || *s == '-' || *s == '+') {
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) { /* no sign, space or 0x */
         cli_error("%s: expected a whole number between %llu and %llu, got '%s'", flag,
                   (unsigned long long)min, (unsigned long long)max, s ? s : "");
         return -1;

@@ -66,6 +66,11 @@ int asb_latency_parse_args(int argc, char **argv, asb_latency_opts_t *o, asb_err
         if (i + 1 >= argc)
             return asb_err(err, -EINVAL, "%s: missing value", arg);
         const char *v = argv[++i];
+        /* Every option takes one value (flags sit at 1, 3, 5...): given twice, the later one
+         * won silently. */
+        for (int j = 1; j < i - 1; j += 2)
+            if (strcmp(argv[j], arg) == 0)
+                return asb_err(err, -EINVAL, "%s given twice (give it once)", arg);
         if (strcmp(arg, "--rounds") == 0) {
             if ((rc = parse_u64(arg, v, 2, ASB_LATENCY_MAX_ROUNDS, &u, err)) < 0)
                 return rc;

@@ -125,6 +125,19 @@ fi
 # the argument vanished and the next one moved up).
 expect_usage "an argument that is not UTF-8" "$CLI" run -- /bin/echo "$(printf 'a\xffb')" x
 expect_usage "an --env value that is not UTF-8" "$CLI" run --env "A=$(printf 'a\xffb')" -- /bin/true
+# A single-valued flag given twice, or one that does not apply, is an error: the later value
+# used to win silently (a wrapper's --profile hardened undone by an appended one; QA finding).
+expect_usage "--profile given twice" "$CLI" run --profile hardened --profile subprocess --code pass
+expect_usage "--timeout given twice" "$CLI" run --timeout 5 --timeout 50 --code pass
+expect_usage "--image without the docker backend" "$CLI" run --image foo --code pass
+expect_usage "--interpreter with a command" "$CLI" run --interpreter /bin/sh -- /bin/true
+expect_usage "bench --sandbox given twice" "$CLI" bench x.json --reference --sandbox native --sandbox subprocess
+expect_usage "chaos --profiles given twice" "$CLI" chaos --profiles hardened --profiles baseline --list
+expect_usage "chaos with a stray argument" "$CLI" chaos extra
+expect_usage "latency --rounds given twice" "$CLI" latency --rounds 3 --rounds 4
+expect_usage "hex --timeout" "$CLI" run --timeout 0x10 --code pass
+expect_usage "--memory with a leading space" "$CLI" run --memory ' 64' --code pass
+expect_rc "--file-in and --env may repeat" 0 "$CLI" run --file-in /etc/hostname:a --file-in /etc/hostname:b --env A=1 --env B=2 -- /bin/true
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
