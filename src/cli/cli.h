@@ -22,6 +22,8 @@ int cli_chaos(int argc, char **argv);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* s with control characters (C0, DEL, C1 in UTF-8) escaped, for a line of the CLI's own. */
 void cli_put_text(FILE *f, const char *s);
+/* A program's output for a terminal: the same escapes, but its newlines and tabs kept. */
+void cli_put_output(FILE *f, const unsigned char *data, size_t len);
 
 /* The value-taking flags a command has met so far. A single-valued flag given twice is refused:
  * the later value used to win silently, so a wrapper's `--profile hardened` was undone by an

@@ -239,18 +239,10 @@ static void write_output(FILE *f, const asb_bytes_t *b)
         fwrite(b->data, 1, b->len, f);
         return;
     }
-    for (size_t i = 0; i < b->len; i++) {
-        unsigned char c = b->data[i];
-        bool c0 = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
-        bool c1 = c == 0xc2 && i + 1 < b->len && b->data[i + 1] >= 0x80 && b->data[i + 1] <= 0x9f;
-        if (c1) {
-            fprintf(f, "\\u%04x", b->data[++i]);
-        } else if (c0) {
-            fprintf(f, "\\x%02x", c);
-        } else {
-            fputc(c, f);
-        }
-    }
+    /* C0 (but newline and tab), DEL, bytes that are not UTF-8 (a raw 0x9b is CSI to an 8-bit
+     * terminal), C1 and bidi controls: escaped as on the CLI's own lines (QA finding: a raw
+     * 0x9b and U+202E went through). */
+    cli_put_output(f, b->data, b->len);
 }
 
 /* Returns false when the program's stdout or stderr could not be written where ours go. */

@@ -17,14 +17,14 @@
 
 /* The length of the valid UTF-8 sequence at p (1..4) and its code point, or 0 when the bytes
  * there are not one (a stray continuation byte, an overlong form, a surrogate, a cut-off end). */
-static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
+static size_t utf8_seq(const unsigned char *p, size_t avail, uint32_t *cp)
 {
     unsigned char c = p[0];
     size_t n = c >= 0xc2 && c <= 0xdf   ? 2
                : c >= 0xe0 && c <= 0xef ? 3
                : c >= 0xf0 && c <= 0xf4 ? 4
                                         : 0;
-    if (n == 0)
+    if (n == 0 || n > avail)
         return 0;
     uint32_t v = c & (0xffu >> (n + 1));
     for (size_t k = 1; k < n; k++) {
@@ -52,13 +52,15 @@ static bool steering(uint32_t cp)
  * \xNN (a raw 0x9b is CSI to an 8-bit terminal), C1 controls and bidi overrides as \uNNNN, so
  * nothing in it can drive the operator's terminal, split the line or paint a fake one over it
  * (red-team and review findings). */
-void cli_put_text(FILE *f, const char *s)
+static void put_escaped(FILE *f, const unsigned char *p, size_t len, bool keep_lines)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
+    const unsigned char *end = p + len;
+    while (p < end) {
         uint32_t cp = 0;
-        size_t n = *p < 0x80 ? 1 : utf8_seq(p, &cp);
-        if (*p < 0x80 && (*p < 0x20 || *p == 0x7f)) {
+        size_t n = *p < 0x80 ? 1 : utf8_seq(p, (size_t)(end - p), &cp);
+        if (keep_lines && (*p == '\n' || *p == '\t')) {
+            fputc(*p, f);
+        } else if (*p < 0x80 && (*p < 0x20 || *p == 0x7f)) {
             fprintf(f, "\\x%02x", *p);
         } else if (*p < 0x80) {
             fputc(*p, f);
@@ -72,6 +74,16 @@ void cli_put_text(FILE *f, const char *s)
         }
         p += n;
     }
+}
+
+void cli_put_text(FILE *f, const char *s)
+{
+    put_escaped(f, (const unsigned char *)s, strlen(s), false);
+}
+
+void cli_put_output(FILE *f, const unsigned char *data, size_t len)
+{
+    put_escaped(f, data, len, true);
 }
 
 void cli_error(const char *fmt, ...)

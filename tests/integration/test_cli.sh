@@ -246,6 +246,16 @@ if command -v script >/dev/null 2>&1; then
     else
         fail "terminal output not escaped: $(cat -v "$TMP/tty" | head -c 200)"
     fi
+    # A raw 0x9b (CSI to an 8-bit terminal) and U+202E (right-to-left override) as well (QA
+    # finding: both went through while C0 was escaped).
+    script -qc "$CLI run --code 'import sys; sys.stdout.buffer.write(b\"B\\x9b31mC\\xe2\\x80\\xaeE\\n\")'" \
+        /dev/null >"$TMP/tty" 2>&1 || true
+    if grep -q 'B\\x9b31mC\\u202eE' "$TMP/tty" && ! grep -q $'\x9b' "$TMP/tty" &&
+        ! grep -q $'\xe2\x80\xae' "$TMP/tty"; then
+        pass "8-bit CSI and bidi override escaped on a terminal"
+    else
+        fail "8-bit CSI or bidi override reached the terminal: $(od -c "$TMP/tty" | head -5)"
+    fi
     "$CLI" run --code 'print("x\x1b[8my")' 2>/dev/null >"$TMP/pipe" || true
     if grep -q $'x\x1b\[8my' "$TMP/pipe"; then
         pass "bytes exact through a pipe"
