@@ -829,9 +829,10 @@ static void test_proc_hides_host_identity(void **state)
     static const char code[] =
         "import os\n"
         "print(open('/proc/sys/kernel/random/boot_id').read().strip())\n"
-        "for f in ('cmdline', 'partitions', 'misc', 'devices', 'consoles'):\n"
+        "for f in ('cmdline', 'partitions', 'misc', 'devices', 'consoles', 'iomem'):\n"
         "    p = '/proc/' + f\n"
-        "    print(f, len(open(p).read()) if os.path.exists(p) else 'absent')\n";
+        "    print(f, len(open(p).read()) if os.path.exists(p) else 'absent')\n"
+        "print('fsdir', len(os.listdir('/proc/fs')))\n";
     static const struct {
         const char *profile;
         bool host;
@@ -854,8 +855,11 @@ static void test_proc_hides_host_identity(void **state)
             assert_true(rt_bytes_has(&r.out, "cmdline 0\n"));
             assert_true(rt_bytes_has(&r.out, "partitions 0\n"));
             assert_true(rt_bytes_has(&r.out, "devices 0\n"));
+            assert_true(rt_bytes_has(&r.out, "iomem 0\n"));
+            assert_true(rt_bytes_has(&r.out, "fsdir 0\n")); /* no /proc/fs/ext4/<host disk> */
         } else {
             assert_false(rt_bytes_has(&r.out, "cmdline 0\n")); /* the host's is not empty */
+            assert_false(rt_bytes_has(&r.out, "fsdir 0\n"));
         }
         asb_result_free(&r);
     }
