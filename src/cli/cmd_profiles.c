@@ -69,6 +69,10 @@ int cli_profiles(int argc, char **argv)
             return CLI_EXIT_USAGE;
         }
     }
+    if (backend && strcmp(backend, "native") != 0 && strcmp(backend, "docker") != 0) {
+        cli_error("profiles --backend: expected native or docker, got '%s'", backend);
+        return CLI_EXIT_USAGE;
+    }
     char *json = NULL;
     asb_error_t err;
     if (asb_profiles_json(backend, &json, &err) < 0) {

@@ -29,6 +29,32 @@ bool asb_valid_image_name(const char *name, const char **why)
             return false;
         }
     }
+    /* The repository part (before a tag or digest) is lowercase path components, as the
+     * engine requires (QA finding: `image build --name 'UPPER/../x'` got past this check and
+     * failed only after the build, as a run failure). */
+    const char *at = strchr(name, '@'), *colon = strrchr(name, ':');
+    size_t repo_len = at ? (size_t)(at - name) : n;
+    if (!at && colon && !strchr(colon, '/'))
+        repo_len = (size_t)(colon - name);
+    size_t comp = 0;
+    for (size_t i = 0; i <= repo_len; i++) {
+        char c = i < repo_len ? name[i] : '/';
+        if (c >= 'A' && c <= 'Z' && !memchr(name, '/', i) && memchr(name, '/', repo_len)) {
+            /* a registry host ("Registry.example:5000/x") may have capitals */
+        } else if (c >= 'A' && c <= 'Z') {
+            *why = "an image's repository name is lowercase (capitals only in its tag)";
+            return false;
+        }
+        if (c == '/') {
+            size_t len = i - comp;
+            if (len == 0 || (len == 1 && name[comp] == '.') ||
+                (len == 2 && name[comp] == '.' && name[comp + 1] == '.')) {
+                *why = "an image's repository path has an empty, '.' or '..' component";
+                return false;
+            }
+            comp = i + 1;
+        }
+    }
     return true;
 }
 
@@ -164,8 +190,22 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
     if (!(req->timeout_s >= 0) || req->timeout_s > ASB_MAX_TIMEOUT_S || isnan(req->timeout_s))
         return asb_err(err, -EINVAL, "timeout must be between 0 and %.0f seconds",
                        ASB_MAX_TIMEOUT_S);
-    if (!(req->cpus >= 0) || req->cpus > 1024 || isnan(req->cpus))
-        return asb_err(err, -EINVAL, "cpus must be between 0 and 1024");
+    /* Bounds a kernel would otherwise enforce with a vaguer error, or round silently (QA
+     * finding: cpus 1e-9 ran at the 1 ms minimum quota and the record said 1e-9). */
+    double min_cpus = (double)ASB_CGROUP_CPU_MIN_QUOTA_US / ASB_CGROUP_CPU_PERIOD_US;
+    if (!(req->cpus >= 0) || req->cpus > 1024 || isnan(req->cpus) ||
+        (req->cpus > 0 && req->cpus < min_cpus))
+        return asb_err(err, -EINVAL, "cpus must be 0 (the profile's) or between %g and 1024",
+                       min_cpus);
+    if (req->pids > ASB_MAX_PIDS)
+        return asb_err(err, -EINVAL, "pids limit above %llu (the kernel's most)",
+                       (unsigned long long)ASB_MAX_PIDS);
+    if (req->nofile > ASB_MAX_NOFILE)
+        return asb_err(err, -EINVAL, "nofile limit above %llu (the kernel's default nr_open)",
+                       (unsigned long long)ASB_MAX_NOFILE);
+    if (req->fsize_bytes > ASB_MAX_FSIZE_BYTES)
+        return asb_err(err, -EINVAL, "file size limit above %llu bytes",
+                       (unsigned long long)ASB_MAX_FSIZE_BYTES);
     if (req->pids == 1)
         return asb_err(err, -EINVAL,
                        "pids limit 1 leaves no room for the program: the limit "

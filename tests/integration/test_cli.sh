@@ -138,6 +138,12 @@ expect_usage "latency --rounds given twice" "$CLI" latency --rounds 3 --rounds 4
 expect_usage "hex --timeout" "$CLI" run --timeout 0x10 --code pass
 expect_usage "--memory with a leading space" "$CLI" run --memory ' 64' --code pass
 expect_rc "--file-in and --env may repeat" 0 "$CLI" run --file-in /etc/hostname:a --file-in /etc/hostname:b --env A=1 --env B=2 -- /bin/true
+expect_usage "profiles with an unknown backend" "$CLI" profiles --backend nope
+expect_usage "image build with a name the engine refuses" "$CLI" image build --name 'UPPER/../x'
+rc=0
+(ulimit -Sn 10 && "$CLI" run --code 'print(7)' </dev/null >"$TMP/out" 2>"$TMP/err") || rc=$?
+[[ $rc == 0 && $(cat "$TMP/out") == 7 ]] && pass "a caller's soft RLIMIT_NOFILE of 10 is raised, not fatal" ||
+    fail "soft RLIMIT_NOFILE 10: exit $rc, $(head -c 300 "$TMP/err")"
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass

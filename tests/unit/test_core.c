@@ -112,6 +112,23 @@ static void test_plan_rejects_bad_input(void **state)
     cfg.limits.timeout_s = 0;
     cfg.limits.memory_bytes = 1024;
     expect_refused(&cfg, "memory");
+    /* Values the kernel would round or refuse vaguely (QA finding). */
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.cpus = 1e-9;
+    expect_refused(&cfg, "cpus must be 0");
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.pids = UINT64_MAX;
+    expect_refused(&cfg, "pids limit above");
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.nofile = UINT64_MAX;
+    expect_refused(&cfg, "nofile limit above");
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.fsize_bytes = UINT64_MAX;
+    expect_refused(&cfg, "file size limit above");
 
     asb_config_init(&cfg);
     cfg.argv = argv;
