@@ -165,6 +165,13 @@ static int parse(int argc, char **argv, run_args_t *a)
             if (colon && !strchr(colon + 1, '/')) {
                 *colon = '\0';
                 f->name = colon + 1;
+            } else if (colon && access(spec, F_OK) < 0) {
+                /* Not a path with a ':' in it, and a NAME with a '/': say which part is wrong
+                 * (QA finding: "No such file or directory" for the whole string). */
+                cli_error("--file-in %s: NAME '%s' must be a plain name (no '/'; the workspace "
+                          "is flat: bring a directory as a tar file and unpack it inside)",
+                          v, colon + 1);
+                return -1;
             }
         } else if (strcmp(arg, "--file-out") == 0) {
             if (c->n_files_out >= ASB_MAX_FILES_OUT) {

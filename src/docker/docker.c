@@ -357,6 +357,7 @@ static void decide(drun_t *r, const json_t *state)
         asb_result_set_error(res, "no exit report from the supervisor");
     } else if (exec_error && *exec_error) {
         asb_result_set_error(res, exec_error);
+        res->exit_code = -1; /* the program never ran (as native.c decide()) */
     } else if (res->exit_code < 0 || engine_exit != res->exit_code) {
         asb_result_set_error(res, "exit report disagrees with the engine's exit code");
     } else {

@@ -661,6 +661,8 @@ static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
     if (exec_error && *exec_error) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, exec_error);
+        /* The program never ran: the 127 is the failed exec's, not its (QA finding). */
+        res->exit_code = -1;
         return;
     }
     int mirror = r->sup_status_lost ? res->exit_code : WEXITSTATUS(r->sup_status);

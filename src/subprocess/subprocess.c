@@ -335,6 +335,7 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         rc = asb_err(err, -exec_errno, "%s", msg);
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, msg);
+        res->exit_code = -1; /* the program never ran: no exit status of its own (SPEC) */
     } else if (res->signal) {
         res->status = ASB_STATUS_KILLED;
     } else {

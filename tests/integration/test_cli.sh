@@ -144,6 +144,19 @@ rc=0
 (ulimit -Sn 10 && "$CLI" run --code 'print(7)' </dev/null >"$TMP/out" 2>"$TMP/err") || rc=$?
 [[ $rc == 0 && $(cat "$TMP/out") == 7 ]] && pass "a caller's soft RLIMIT_NOFILE of 10 is raised, not fatal" ||
     fail "soft RLIMIT_NOFILE 10: exit $rc, $(head -c 300 "$TMP/err")"
+expect_usage "--file-in NAME with a '/'" "$CLI" run --file-in /etc/hostname:pkg/x.py --code pass
+grep -q "must be a plain name" "$TMP/err" && pass "--file-in NAME with a '/': says which part" ||
+    fail "--file-in NAME with a '/': $(cat "$TMP/err")"
+# A program that never ran has no exit code of its own (SPEC: null), in every profile (QA
+# finding: the failed exec's 127 was reported as the program's).
+for p in hardened baseline subprocess; do
+    "$CLI" run --profile "$p" --json -- /nonexistent/prog </dev/null >"$TMP/rec.json" 2>/dev/null || true
+    if $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["status"] == "sandbox_error" and d["exit_code"] is None else 1)' "$TMP/rec.json"; then
+        pass "$p: a command that cannot exec has exit_code null"
+    else
+        fail "$p: exec failure record: $(head -c 300 "$TMP/rec.json")"
+    fi
+done
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
