@@ -305,13 +305,14 @@ static json_t *phase_json(const asb_bench_phase_t *ph)
 {
     if (!ph->ran)
         return json_null();
-    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:f, s:f, s:{s:b, s:b}, s:s?, s:s?}",
-                     "backend", ph->backend, "profile", ph->profile, "status",
-                     asb_status_name(ph->status), "exit_code", ph->exit_code, "signal", ph->signal,
-                     "oom", ph->out_of_memory, "timeout", ph->timed_out, "duration_s",
-                     ph->duration_s, "cpu_time_s", ph->cpu_time_s, "attestation", "present",
-                     ph->attestation_present, "valid", ph->attestation_valid, "error", ph->error,
-                     "stderr_tail", ph->stderr_tail);
+    /* exit_code as in the run record: null when the program did not exit on its own. */
+    return json_pack(
+        "{s:s, s:s, s:s, s:o, s:i, s:b, s:b, s:f, s:f, s:{s:b, s:b}, s:s?, s:s?}", "backend",
+        ph->backend, "profile", ph->profile, "status", asb_status_name(ph->status), "exit_code",
+        ph->exit_code >= 0 ? json_integer(ph->exit_code) : json_null(), "signal", ph->signal, "oom",
+        ph->out_of_memory, "timeout", ph->timed_out, "duration_s", ph->duration_s, "cpu_time_s",
+        ph->cpu_time_s, "attestation", "present", ph->attestation_present, "valid",
+        ph->attestation_valid, "error", ph->error, "stderr_tail", ph->stderr_tail);
 }
 
 static json_t *row_json(const asb_bench_task_t *t, const asb_bench_row_t *r)
