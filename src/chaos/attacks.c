@@ -48,7 +48,10 @@ static const asb_chaos_attack_t ATTACKS[] = {
     {.name = "cgroupfs_write", .what = "create cgroups in the host's hierarchies"},
     {.name = "memory_bomb", .what = "allocate and touch 300 MB", .flags = ASB_CHAOS_WATCH},
     {.name = "thread_bomb", .what = "start 200 threads", .flags = ASB_CHAOS_WATCH},
-    {.name = "fork_bomb", .what = "fork 300 processes", .flags = ASB_CHAOS_WATCH},
+    {.name = "fork_bomb",
+     .what = "fork 300 processes",
+     .flags = ASB_CHAOS_WATCH,
+     .control_timeout_s = 15.0}, /* 300 forks on a loaded host, then 3 s of sleep */
     {.name = "cpu_spin",
      .what = "spin 3 processes for 0.8 s",
      .flags = ASB_CHAOS_EXCLUSIVE | ASB_CHAOS_WATCH},

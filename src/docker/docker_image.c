@@ -161,9 +161,13 @@ typedef struct walk_ctx {
 
 static bool skip_stdlib_path(const char *path, const char *base)
 {
-    /* The test suite and GUI/packaging tools: large and never needed to run code. */
-    static const char *const skip[] = {"/test/",      "/tests/",   "/idlelib/",    "/tkinter/",
-                                       "/ensurepip/", "/lib2to3/", "/turtledemo/", "/config-"};
+    /* The test suite and GUI/packaging tools: large and never needed to run code. Third-party
+     * packages are not the stdlib: Debian's python3-numpy puts one extension module under
+     * /usr/lib/python3.11/dist-packages, and the image had a numpy that imported and then
+     * failed (QA finding). */
+    static const char *const skip[] = {
+        "/test/",    "/tests/",      "/idlelib/", "/tkinter/",       "/ensurepip/",
+        "/lib2to3/", "/turtledemo/", "/config-",  "/dist-packages/", "/site-packages/"};
     for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
         if (strstr(path, skip[i]))
             return true;

@@ -92,4 +92,24 @@ else
     fail=1
 fi
 rm -f "$rec"
+# The default image carries the stdlib, not pieces of third-party packages: Debian's
+# python3-numpy puts one extension module under /usr/lib/python3.11/dist-packages, and the
+# image had a numpy that imported and then failed (QA finding). Either no numpy, or a whole one.
+if curl -fsS --max-time 2 --unix-socket "$SOCK" \
+    "http://docker/images/agent-sandbox%2Fpython:latest/json" >/dev/null 2>&1; then
+    out=$("$CLI" run --backend docker --profile baseline --code '
+import importlib.util
+s = importlib.util.find_spec("numpy")
+if s is None:
+    print("no numpy")
+else:
+    import numpy.random
+    print("whole numpy")' </dev/null 2>/dev/null || true)
+    case "$out" in
+    "no numpy" | "whole numpy") echo "ok   the image's python has $out" ;;
+    *) echo "FAIL the image's python has a partial package: '$out'"; fail=1 ;;
+    esac
+else
+    echo "SKIP image check: agent-sandbox/python:latest missing"
+fi
 exit $fail
