@@ -126,6 +126,15 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
         asb_plan_t vplan = *r->plan; /* shallow: the verifier reads the profile only */
         vplan.profile = r->prof;
         bool ok = asb_native_verify_attestation(&vplan, m, &r->res->attestation);
+        /* Sockets the workload makes must count against its memory (cgroup v1): the limit is
+         * set now, before the release, or the run is refused. */
+        asb_error_t terr;
+        if (ok && r->prof.cgroup &&
+            asb_docker_limit_tcp_v1(r->eng, r->id, r->plan->limits.memory_bytes, &terr) < 0) {
+            ok = false;
+            if (!r->sup_error)
+                r->sup_error = strdup(terr.message);
+        }
         r->released = ok;
         send_verdict(r, ok);
     } else if (strcmp(type, "exit") == 0 && !r->report) {

@@ -85,6 +85,12 @@ int asb_docker_http(asb_docker_engine_t *eng, const char *method, const char *pa
 int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *path,
                     const json_t *body, long timeout_ms, json_t **out, asb_error_t *err);
 
+/* cgroup v1: set the native backend's TCP socket memory limit (a quarter of memory_bytes) on the
+ * running container's own memory cgroup and read it back; nothing on cgroup v2 (memory.max
+ * counts sockets) or without a memory limit. Before the workload is released (docker_tcp.c). */
+int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,
+                            asb_error_t *err);
+
 /* A hijacked attach connection (stdin, stdout, stderr) to a created container. */
 typedef struct asb_docker_attach asb_docker_attach_t;
 int asb_docker_attach_open(asb_docker_engine_t *eng, const char *id, asb_docker_attach_t **att,
