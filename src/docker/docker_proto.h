@@ -18,6 +18,9 @@
 #define ASB_DOCKER_FRAME_MAX 65536       /* largest supervisor frame payload */
 /* Masked in every container (HostConfig.MaskedPaths): the host's boot id names the host. */
 #define ASB_DOCKER_MASK_BOOT_ID "/proc/sys/kernel/random/boot_id"
+#define ASB_DOCKER_MASK_PTMX "/dev/ptmx" /* hardened: no pseudo-terminals */
+#define ASB_DOCKER_MASK_PTS "/dev/pts"
+#define ASB_DOCKER_MASK_SYS "/sys" /* hardened: no /sys */
 
 /* Supervisor frames on the container's stdout: 1 type byte, 4-byte big-endian length, payload.
  * Only the supervisor writes the container's stdout; the workload writes to pipes it reads. */

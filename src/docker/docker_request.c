@@ -217,6 +217,15 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
         json_array_append_new(masked, json_string(docker_sys_masks[i]));
     json_array_append_new(masked, json_string(ASB_DOCKER_MASK_BOOT_ID));
     add_thermal_throttle(masked);
+    /* What native hardened does not have at all: pseudo-terminals (Docker's devpts has no
+     * limit: one docker-hardened run took all 3,071 of the host's ptys) and /sys (the host's
+     * disks, their I/O counters, modules: red-team findings, session 7). */
+    if (!p.devpts) {
+        json_array_append_new(masked, json_string(ASB_DOCKER_MASK_PTMX));
+        json_array_append_new(masked, json_string(ASB_DOCKER_MASK_PTS));
+    }
+    if (p.root == ASB_ROOT_ALLOWLIST_RO)
+        json_array_append_new(masked, json_string(ASB_DOCKER_MASK_SYS));
     json_t *ulimits = json_array();
     json_array_append_new(ulimits, ulimit("core", 0));
     if (plan->limits.nofile)

@@ -160,6 +160,10 @@ bool asb_docker_verify(const asb_profile_t *p, uint32_t weaken, const json_t *re
     const json_t *masked = json_object_get(hc, "MaskedPaths");
     if (!has(masked, ASB_DOCKER_MASK_BOOT_ID))
         note(why, why_len, "MaskedPaths lacks the host's boot id");
+    if (!p->devpts && (!has(masked, ASB_DOCKER_MASK_PTS) || !has(masked, ASB_DOCKER_MASK_PTMX)))
+        note(why, why_len, "MaskedPaths lacks /dev/pts or /dev/ptmx (no pseudo-terminals)");
+    if (p->root == ASB_ROOT_ALLOWLIST_RO && !has(masked, ASB_DOCKER_MASK_SYS))
+        note(why, why_len, "MaskedPaths lacks /sys");
     for (size_t i = 0; i < ASB_PROC_MASK_N_FILES + ASB_PROC_MASK_N_DIRS; i++) {
         char path[64];
         snprintf(path, sizeof(path), "/proc/%s",

@@ -226,6 +226,48 @@ static void test_shares_and_supervisor_signal(void **state)
     }
 }
 
+/* Hardened has no /sys and no pseudo-terminals in either backend: natively they are never
+ * mounted; in a container Docker mounts both, and the request masks them (red-team findings,
+ * session 7: one docker-hardened run took all of the host's ptys, /sys showed the host's disks
+ * and their I/O counters). Evidence from inside, checked against the positive control: docker
+ * baseline has both. */
+static void test_hardened_no_sys_no_ptys(void **state)
+{
+    (void)state;
+    static const char code[] = "import os\n"
+                               "d = os.listdir('/sys') if os.path.isdir('/sys') else []\n"
+                               "print('sys', len(d))\n"
+                               "try:\n"
+                               "    os.close(os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY))\n"
+                               "    print('ptmx opened')\n"
+                               "except OSError as e:\n"
+                               "    print('ptmx refused')\n";
+    EACH_BACKEND(b)
+    {
+        for (int prof = 0; prof < 2; prof++) {
+            bool hardened = prof == 0;
+            if (!hardened && strcmp(b->name, "docker") != 0)
+                continue; /* the control: a default container has both */
+            asb_result_t r;
+            asb_error_t err;
+            if (run(b, hardened ? "hardened" : "baseline", code, NULL, &r, &err) < 0)
+                fail_msg("%s: %s", b->name, err.message);
+            char *out = strndup(r.out.data ? (const char *)r.out.data : "", r.out.len);
+            print_message("  %s %s: %s", b->name, hardened ? "hardened" : "baseline", out);
+            assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+            if (hardened) {
+                assert_non_null(strstr(out, "sys 0\n"));
+                assert_non_null(strstr(out, "ptmx refused\n"));
+            } else {
+                assert_null(strstr(out, "sys 0\n"));
+                assert_non_null(strstr(out, "ptmx opened\n"));
+            }
+            free(out);
+            asb_result_free(&r);
+        }
+    }
+}
+
 /* The host-wide count of TCP buffer pages (/proc/net/sockstat "TCP: ... mem N"). */
 static long tcp_mem_pages(void)
 {
@@ -728,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_shares_and_supervisor_signal),
         cmocka_unit_test(test_concurrent_runs_are_different_host_users),
         cmocka_unit_test(test_tcp_buffers_count_against_memory),
+        cmocka_unit_test(test_hardened_no_sys_no_ptys),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

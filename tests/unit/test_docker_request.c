@@ -251,6 +251,30 @@ static void test_verify_accepts_faithful_and_refuses_tampered(void **state)
     assert_non_null(strstr(why, "MaskedPaths lacks /proc/slabinfo"));
     json_decref(ins);
     json_decref(tampered);
+    /* hardened masks /sys and the ptys (native hardened has neither): dropping either is
+     * refused too. */
+    static const struct {
+        const char *path, *expect;
+    } hmask[] = {{"/sys", "MaskedPaths lacks /sys"},
+                 {"/dev/pts", "MaskedPaths lacks /dev/pts or /dev/ptmx"},
+                 {"/dev/ptmx", "MaskedPaths lacks /dev/pts or /dev/ptmx"}};
+    for (size_t k = 0; k < sizeof(hmask) / sizeof(hmask[0]); k++) {
+        tampered = json_deep_copy(b);
+        tm = json_object_get(hc(tampered), "MaskedPaths");
+        dropped = false;
+        for (size_t i = 0; i < json_array_size(tm); i++)
+            if (strcmp(json_string_value(json_array_get(tm, i)), hmask[k].path) == 0) {
+                json_array_remove(tm, i);
+                dropped = true;
+                break;
+            }
+        assert_true(dropped); /* the hardened request has it */
+        ins = inspect_for(tampered);
+        assert_false(asb_docker_verify(&p, 0, tampered, ins, why, sizeof(why)));
+        assert_non_null(strstr(why, hmask[k].expect));
+        json_decref(ins);
+        json_decref(tampered);
+    }
 
     struct {
         const char *key;
