@@ -8,7 +8,6 @@
 
 #define CLI_EXIT_USAGE 2
 #define CLI_EXIT_INTERNAL 125
-#define CLI_NOFILE_WANT 4096 /* the CLI's own soft RLIMIT_NOFILE, when its hard limit allows */
 
 int cli_run(int argc, char **argv);
 int cli_profiles(int argc, char **argv);

@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 
 #include <signal.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,15 +34,6 @@ int main(int argc, char **argv)
      * subprocess run could not read its program's exit status (crash-QA finding: every
      * subprocess run of such a CLI was a sandbox_error). The CLI is ours to reset. */
     signal(SIGCHLD, SIG_DFL);
-    /* A low soft RLIMIT_NOFILE is the caller's default, not a decision: the CLI raises its own
-     * towards the hard limit (QA finding: soft 10 under a hard 300 failed every run with
-     * EMFILE). A hard limit below a profile's need is still named by the run. */
-    struct rlimit nf;
-    if (getrlimit(RLIMIT_NOFILE, &nf) == 0 && nf.rlim_cur < CLI_NOFILE_WANT &&
-        nf.rlim_cur < nf.rlim_max) {
-        nf.rlim_cur = nf.rlim_max < CLI_NOFILE_WANT ? nf.rlim_max : CLI_NOFILE_WANT;
-        setrlimit(RLIMIT_NOFILE, &nf);
-    }
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

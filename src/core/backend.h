@@ -10,5 +10,7 @@ int asb_docker_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err);
 
 /* backend, profile, limits and weakenings of the plan into the result (run.c). */
 void asb_run_fill_header(asb_result_t *res, const asb_plan_t *plan);
+/* 0, or an error naming a caller soft RLIMIT_NOFILE below ASB_MIN_CALLER_NOFILE (run.c). */
+int asb_check_caller_nofile(asb_error_t *err);
 
 #endif

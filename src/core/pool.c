@@ -251,6 +251,8 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
     }
     asb_plan_t plan;
     int rc = asb_plan_build(cfg, &plan, err);
+    if (rc == 0)
+        rc = asb_check_caller_nofile(err);
     if (rc == 0) {
         asb_run_fill_header(res, &plan);
         const char *what = mismatch(&pool->tmpl, &plan);

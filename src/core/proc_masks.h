@@ -19,12 +19,11 @@
  * and I/O port map (red-team findings).
  * stat, loadavg and meminfo stay: programs count CPUs and memory with them (THREAT_MODEL.md). */
 static const char *const ASB_PROC_MASK_FILES[] = {
-    "kcore",       "kallsyms",      "keys",        "key-users",     "timer_list",
-    "sched_debug", "latency_stats", "timer_stats", "sysrq-trigger", "kmsg",
-    "kpagecount",  "kpageflags",    "kpagecgroup", "config.gz",     "vmallocinfo",
-    "slabinfo",    "pagetypeinfo",  "cgroups",     "interrupts",    "diskstats",
-    "cmdline",     "partitions",    "misc",        "devices",       "consoles",
-    "iomem",       "ioports"};
+    "kcore",         "kallsyms",    "keys",          "key-users",  "timer_list",   "sched_debug",
+    "latency_stats", "timer_stats", "sysrq-trigger", "kmsg",       "kpagecount",   "kpageflags",
+    "kpagecgroup",   "config.gz",   "vmallocinfo",   "slabinfo",   "pagetypeinfo", "cgroups",
+    "interrupts",    "diskstats",   "cmdline",       "partitions", "misc",         "devices",
+    "consoles",      "iomem",       "ioports"};
 #define ASB_PROC_MASK_N_FILES (sizeof(ASB_PROC_MASK_FILES) / sizeof(ASB_PROC_MASK_FILES[0]))
 
 /* Directories: hardware and driver state of the host, host-wide pressure stall counters, the

@@ -1,9 +1,12 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/plan.h"
+#include "core/limits.h"
 #include "core/result.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 
@@ -14,6 +17,22 @@ void asb_run_fill_header(asb_result_t *res, const asb_plan_t *plan)
     res->limits_requested = plan->requested;
     res->limits_enforced = plan->limits;
     res->weakened = plan->weaken;
+}
+
+int asb_check_caller_nofile(asb_error_t *err)
+{
+    /* A run opens a few dozen descriptors of its own (pipes, memfds, cgroup files, pidfds): a
+     * caller whose soft limit leaves less got a bare "Too many open files" from whichever open
+     * came first (QA finding: soft 10). Said up front instead; the limit is the caller's to
+     * raise (it also passes down to the program, so it is not raised here). */
+    struct rlimit nf;
+    if (getrlimit(RLIMIT_NOFILE, &nf) == 0 && nf.rlim_cur < ASB_MIN_CALLER_NOFILE)
+        return asb_err(err, -EMFILE,
+                       "the caller's RLIMIT_NOFILE soft limit is %llu; a run needs at least %d "
+                       "file descriptors (raise it before the run, e.g. ulimit -n %d)",
+                       (unsigned long long)nf.rlim_cur, ASB_MIN_CALLER_NOFILE,
+                       ASB_MIN_CALLER_NOFILE);
+    return 0;
 }
 
 int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
@@ -28,6 +47,8 @@ int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
 
     asb_plan_t plan;
     int rc = asb_plan_build(cfg, &plan, err);
+    if (rc == 0)
+        rc = asb_check_caller_nofile(err);
     if (rc == 0) {
         asb_run_fill_header(res, &plan);
         if (strcmp(plan.backend, "subprocess") == 0)

@@ -108,7 +108,13 @@ static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
     struct rlimit msgq = {0, 0}; /* POSIX message queues: host-wide memory, no workload need */
     if (setrlimit(RLIMIT_MSGQUEUE, &msgq) < 0)
         return asb_err_sys(err, errno, "RLIMIT_MSGQUEUE");
-    struct rlimit memlock = {ASB_SANDBOX_MEMLOCK, ASB_SANDBOX_MEMLOCK};
+    /* A cap: a caller's lower hard limit stays (it cannot be raised here, and need not be). */
+    struct rlimit memlock;
+    if (getrlimit(RLIMIT_MEMLOCK, &memlock) < 0)
+        return asb_err_sys(err, errno, "RLIMIT_MEMLOCK");
+    if (memlock.rlim_max > ASB_SANDBOX_MEMLOCK)
+        memlock.rlim_max = ASB_SANDBOX_MEMLOCK;
+    memlock.rlim_cur = memlock.rlim_max;
     if (setrlimit(RLIMIT_MEMLOCK, &memlock) < 0)
         return asb_err_sys(err, errno, "RLIMIT_MEMLOCK");
     int rc;
