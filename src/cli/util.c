@@ -234,19 +234,24 @@ int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *le
         close(fd);
         return -1;
     }
-    /* A kernel file (tracefs trace_pipe, /proc/kmsg) may block a read for ever, stdin's too
-     * (QA finding: `--stdin-file trace_pipe` and `< trace_pipe` hung the CLI). */
-    const char *pseudo = S_ISREG(st.st_mode) ? asb_pseudo_fs_name(fd) : NULL;
-    if (pseudo) {
-        cli_error("cannot read '%s' (a kernel pseudo-file on %s: copy it to a regular file "
-                  "first)",
-                  strcmp(path, "-") == 0 ? "stdin" : path, pseudo);
+    /* A kernel file (tracefs trace_pipe, /proc/kmsg) may block a read for ever (QA finding:
+     * `--stdin-file trace_pipe` and `< trace_pipe` hung the CLI). It is read without blocking,
+     * through a description of our own: our open is one already; stdin's description is
+     * shared with whoever gave it to us, so a kernel file there is opened again. A read that
+     * would wait is refused; plain files and /proc/cpuinfo never wait. */
+    bool is_stdin = strcmp(path, "-") == 0, nonblock = !is_stdin;
+    if (is_stdin && S_ISREG(st.st_mode) && asb_pseudo_fs_name(fd)) {
+        int again = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (again < 0) {
+            cli_error("cannot read stdin (a kernel file, opened again: %s)", strerror(errno));
+            close(fd);
+            return -1;
+        }
         close(fd);
-        return -1;
+        fd = again;
+        nonblock = true;
     }
-    /* Our own open stays non-blocking (a regular file never says EAGAIN); stdin ("-") is read
-     * blocking, as before. */
-    if (strcmp(path, "-") == 0)
+    if (!nonblock) /* stdin: read blocking, as before */
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     size_t cap_alloc = 65536, n = 0;
     unsigned char *buf = malloc(cap_alloc);
@@ -276,8 +281,10 @@ int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *le
         ssize_t r = read(fd, buf + n, cap_alloc - n);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r < 0 && errno == EAGAIN && strcmp(path, "-") != 0) {
-            cli_error("cannot read '%s' (its read would wait: not a plain file)", path);
+        if (r < 0 && errno == EAGAIN && nonblock) {
+            cli_error("cannot read '%s' (its read would wait: a kernel file that makes data over "
+                      "time; copy it to a regular file first)",
+                      is_stdin ? "stdin" : path);
             free(buf);
             close(fd);
             return -1;

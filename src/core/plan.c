@@ -32,10 +32,14 @@ bool asb_valid_image_name(const char *name, const char **why)
     /* The repository part (before a tag or digest) is lowercase path components, as the
      * engine requires (QA finding: `image build --name 'UPPER/../x'` got past this check and
      * failed only after the build, as a run failure). */
-    const char *at = strchr(name, '@'), *colon = strrchr(name, ':');
-    size_t repo_len = at ? (size_t)(at - name) : n;
-    if (!at && colon && !strchr(colon, '/'))
-        repo_len = (size_t)(colon - name);
+    /* name = repo[:tag][@digest]; a ':' before the last '/' is a registry's port. */
+    const char *at = strchr(name, '@');
+    size_t ref_len = at ? (size_t)(at - name) : n, last_comp = 0;
+    for (size_t i = 0; i < ref_len; i++)
+        if (name[i] == '/')
+            last_comp = i + 1;
+    const char *colon = memchr(name + last_comp, ':', ref_len - last_comp);
+    size_t repo_len = colon ? (size_t)(colon - name) : ref_len;
     size_t comp = 0;
     for (size_t i = 0; i <= repo_len; i++) {
         char c = i < repo_len ? name[i] : '/';

@@ -214,6 +214,41 @@ static void test_plan_overrides_and_env(void **state)
     asb_plan_free(&plan);
 }
 
+/* Image references as the engine takes them: lowercase repository path components, an optional
+ * registry host (capitals and a port allowed), a tag (capitals allowed), a digest (review
+ * finding: a capital tag before a digest was refused). */
+static void test_image_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        bool ok;
+    } cases[] = {
+        {"python", true},
+        {"agent-sandbox/python:latest", true},
+        {"python:3.12-Slim", true},
+        {"python:3.12-Slim@sha256:aaaa", true},
+        {"registry:5000/foo:V1@sha256:aaaa", true},
+        {"Registry.example:5000/foo/bar:Tag1", true},
+        {"x@sha256:abc", true},
+        {"localhost:5000/a/b", true},
+        {"UPPER", false},
+        {"foo/Bar", false},
+        {"UPPER/../x", false},
+        {"foo//bar", false},
+        {"a/./b", false},
+        {"-x", false},
+        {"", false},
+        {"a b", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *why = NULL;
+        bool ok = asb_valid_image_name(cases[i].name, &why);
+        if (ok != cases[i].ok)
+            fail_msg("'%s': %s (%s)", cases[i].name, ok ? "accepted" : "refused", why ? why : "");
+    }
+}
+
 static void test_profile_table(void **state)
 {
     (void)state;
@@ -400,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_plan_nonces_differ),
         cmocka_unit_test(test_plan_rejects_bad_input),
         cmocka_unit_test(test_plan_overrides_and_env),
+        cmocka_unit_test(test_image_names),
         cmocka_unit_test(test_profile_table),
         cmocka_unit_test(test_plain_names),
         cmocka_unit_test(test_json_odd_bytes),
