@@ -36,6 +36,9 @@ typedef struct cli_seen {
 /* 0 the first time `flag` is met, else a clear error and -1. */
 int cli_once(cli_seen_t *seen, const char *flag);
 
+/* After printing --help: 0, or CLI_EXIT_INTERNAL with an error when stdout lost it. */
+int cli_help_done(void);
+
 /* Parse helpers: return 0 or print a clear error naming the flag and return -1. */
 int cli_parse_double(const char *flag, const char *s, double min, double max, double *out);
 int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out);

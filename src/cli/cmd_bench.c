@@ -47,7 +47,7 @@ static int parse(int argc, char **argv, bench_args_t *a)
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
-            exit(0);
+            exit(cli_help_done());
         }
         if (strcmp(arg, "--reference") == 0) {
             a->reference = true;

@@ -98,6 +98,11 @@ int cli_chaos(int argc, char **argv)
             list = true;
         } else if (!strcmp(a, "--controls")) {
             /* the same choice as --profiles control: one or the other, once */
+            for (size_t k = 0; k < seen.n; k++)
+                if (strcmp(seen.flags[k], "--profiles") == 0) {
+                    cli_error("--controls and --profiles choose the same thing: give one, once");
+                    return CLI_EXIT_USAGE;
+                }
             if (cli_once(&seen, "--profiles") < 0)
                 return CLI_EXIT_USAGE;
             profiles = "control";

@@ -30,6 +30,10 @@ int cli_image(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+            if (name) {
+                cli_error("--name given twice (give it once)");
+                return CLI_EXIT_USAGE;
+            }
             name = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);

@@ -60,6 +60,10 @@ int cli_profiles(int argc, char **argv)
         if (strcmp(argv[i], "--json") == 0) {
             as_json = true;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            if (backend) {
+                cli_error("--backend given twice (give it once)");
+                return CLI_EXIT_USAGE;
+            }
             backend = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);

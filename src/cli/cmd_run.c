@@ -99,7 +99,7 @@ static int parse(int argc, char **argv, run_args_t *a)
         }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
-            exit(0);
+            exit(cli_help_done());
         }
         if (strcmp(arg, "--json") == 0) {
             a->json = true;
@@ -252,14 +252,22 @@ static void write_output(FILE *f, const asb_bytes_t *b)
     cli_put_output(f, b->data, b->len);
 }
 
-/* Returns false when the program's stdout or stderr could not be written where ours go. */
-static bool print_human(const asb_result_t *r)
+/* NULL, or the name of the program's stream that could not be written where ours goes (its
+ * errno in *lost_errno). */
+static const char *print_human(const asb_result_t *r, int *lost_errno)
 {
+    const char *lost = NULL;
     write_output(stdout, &r->out);
-    bool ok = r->out.len == 0 || (fflush(stdout) == 0 && !ferror(stdout));
+    if (r->out.len && (fflush(stdout) != 0 || ferror(stdout))) {
+        lost = "stdout";
+        *lost_errno = errno;
+    }
     write_output(stderr, &r->err);
     /* The program's stderr is its output too (QA finding: lost to a closed stderr, exit 0). */
-    ok = ok && (r->err.len == 0 || (fflush(stderr) == 0 && !ferror(stderr)));
+    if (!lost && r->err.len && (fflush(stderr) != 0 || ferror(stderr))) {
+        lost = "stderr";
+        *lost_errno = errno;
+    }
     if (r->stdout_truncated)
         fprintf(stderr, "\n[agent-sandbox: stdout truncated at the %llu-byte cap]\n",
                 (unsigned long long)r->limits_enforced.output_bytes);
@@ -289,7 +297,7 @@ static bool print_human(const asb_result_t *r)
                 r->duration_s, status);
     else /* the program never ran (or its end is unknown): no exit, no signal to show */
         fprintf(stderr, "[%s/%s] %.3fs %s\n", r->backend, r->profile, r->duration_s, status);
-    return ok;
+    return lost;
 }
 
 /* A signal that would end us mid-run (timeout(1), ^C, a closed terminal) must not leave the run
@@ -414,6 +422,8 @@ int cli_run(int argc, char **argv)
      * SIGPIPE that ends us without a status line (review finding). */
     signal(SIGPIPE, SIG_IGN);
     bool lost = false;
+    const char *lost_what = "standard output: the result record";
+    int lost_errno = 0;
     if (a.json) {
         char *json = NULL;
         if (asb_result_to_json(&res, &json, &err) == 0) {
@@ -423,11 +433,15 @@ int cli_run(int argc, char **argv)
         /* A grader that reads the record must not see success without one (QA finding: exit 0
          * with stdout on a full disk or closed). */
         lost = fflush(stdout) != 0 || ferror(stdout);
+        lost_errno = errno;
     } else {
         /* The program's output lost on the way out (stdout closed or full) is an error of
          * ours, not its success (crash-QA finding: exit 0 with the output gone). */
-        if ((r == 0 || res.backend[0]) && !print_human(&res))
+        const char *stream = r == 0 || res.backend[0] ? print_human(&res, &lost_errno) : NULL;
+        if (stream) {
             lost = true;
+            lost_what = !strcmp(stream, "stdout") ? "the program's stdout" : "the program's stderr";
+        }
         for (size_t i = 0; i < res.n_files_out; i++)
             fprintf(stderr,
                     "agent-sandbox: note: file-out %s: %zu bytes, returned only in the --json "
@@ -435,9 +449,7 @@ int cli_run(int argc, char **argv)
                     res.files_out[i].name, res.files_out[i].content.len);
     }
     if (lost) {
-        cli_error("%s could not be written (%s)",
-                  a.json ? "standard output: the result record" : "the program's output",
-                  strerror(errno));
+        cli_error("%s could not be written (%s)", lost_what, strerror(lost_errno));
         asb_result_free(&res);
         rc = CLI_EXIT_INTERNAL;
         goto out;

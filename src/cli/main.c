@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return cli_help_done();
     }
     for (size_t i = 0; i < sizeof(COMMANDS) / sizeof(COMMANDS[0]); i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0) {

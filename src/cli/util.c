@@ -114,6 +114,15 @@ int cli_parse_double(const char *flag, const char *s, double min, double max, do
     return 0;
 }
 
+int cli_help_done(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("the help could not be written to standard output");
+        return CLI_EXIT_INTERNAL;
+    }
+    return 0;
+}
+
 int cli_once(cli_seen_t *seen, const char *flag)
 {
     for (size_t i = 0; i < seen->n; i++)

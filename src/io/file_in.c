@@ -127,8 +127,12 @@ int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t 
     /* read(), not the size: cap + 1 bytes at most, so a larger or growing file is refused.
      * Without blocking: a regular file never says EAGAIN, a file that would is refused. */
     int fl = fcntl(in, F_GETFL);
-    if (fl >= 0)
-        fcntl(in, F_SETFL, fl | O_NONBLOCK);
+    if (fl < 0 || fcntl(in, F_SETFL, fl | O_NONBLOCK) < 0) {
+        rc = asb_err_sys(err, errno, "file-in '%s': fcntl", shown);
+        close(in);
+        close(m);
+        return rc;
+    }
     unsigned char buf[65536];
     uint64_t total = 0;
     for (;;) {

@@ -37,10 +37,12 @@ static json_t *host_json(const asb_latency_host_t *h)
 
 static json_t *run_json(const asb_latency_study_t *s, const asb_latency_run_t *r)
 {
-    return json_pack("{s:s, s:o, s:o, s:o, s:s, s:i, s:i, s:i, s:o}", "arm", s->arms[r->arm].name,
+    /* exit_code null when the program did not exit on its own, as in the run record */
+    return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:i, s:i, s:o}", "arm", s->arms[r->arm].name,
                      "position", count(r->position), "wall_ms", num(r->wall_ms), "duration_ms",
                      num(r->duration_ms), "status", asb_status_name(r->status), "exit_code",
-                     r->exit_code, "signal", r->signal, "rc", r->rc, "error",
+                     r->exit_code >= 0 ? json_integer(r->exit_code) : json_null(), "signal",
+                     r->signal, "rc", r->rc, "error",
                      r->error ? json_string(r->error) : json_null());
 }
 

@@ -7,6 +7,7 @@ set -u
 
 CLI=${ASB_CLI:-$(dirname "$0")/../../build/agent-sandbox}
 PY=/usr/bin/python3 # the system python: inside sandboxes only /usr is visible
+SRC=${ASB_SOURCE_DIR:-$(dirname "$0")/../..}
 if [[ $(id -u) != 0 ]]; then
     echo "SKIP: CLI integration tests run real sandboxes and need root"
     exit 0
@@ -139,6 +140,20 @@ expect_usage "--interpreter with a command" "$CLI" run --interpreter /bin/sh -- 
 expect_usage "bench --sandbox given twice" "$CLI" bench x.json --reference --sandbox native --sandbox subprocess
 expect_usage "chaos --profiles given twice" "$CLI" chaos --profiles hardened --profiles baseline --list
 expect_usage "chaos with a stray argument" "$CLI" chaos extra
+grep -q "unexpected argument 'extra'" "$TMP/err" && pass "chaos stray argument: named as such" ||
+    fail "chaos stray argument: $(cat "$TMP/err")"
+expect_usage "profiles --backend given twice" "$CLI" profiles --backend native --backend docker
+rc=0
+"$CLI" run --help >/dev/full 2>"$TMP/err" || rc=$?
+[[ $rc == 125 ]] && pass "run --help to a full stdout is exit 125" || fail "run --help to /dev/full: exit $rc"
+# A bench phase whose program never ran has exit_code null, as a run record (review finding).
+ASB_SUPERVISOR=/nonexistent/asb-supervisor "$CLI" bench "$SRC/examples/bench_suites/coding_starter.json" \
+    --reference --out "$TMP/void.json" </dev/null >/dev/null 2>&1 || true
+if $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["lane_probe"]; sys.exit(0 if p["status"] == "sandbox_error" and p["exit_code"] is None else 1)' "$TMP/void.json"; then
+    pass "bench: a lane probe that never ran has exit_code null"
+else
+    fail "bench lane probe record: $(head -c 300 "$TMP/void.json")"
+fi
 expect_usage "latency --rounds given twice" "$CLI" latency --rounds 3 --rounds 4
 expect_usage "hex --timeout" "$CLI" run --timeout 0x10 --code pass
 expect_usage "--memory with a leading space" "$CLI" run --memory ' 64' --code pass
@@ -355,7 +370,7 @@ fi
 # ---- crash-QA findings on a hostile caller environment ----
 "$CLI" run --code 'print(1)' </dev/null >&- 2>"$TMP/err"
 rc=$?
-if [[ $rc == 125 ]] && grep -q "the program's output could not be written" "$TMP/err"; then
+if [[ $rc == 125 ]] && grep -q "the program's stdout could not be written" "$TMP/err"; then
     pass "stdout closed: the program's output lost is exit 125, not success"
 else
     fail "stdout closed: exit $rc, $(head -c 300 "$TMP/err")"

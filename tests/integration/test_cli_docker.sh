@@ -92,6 +92,16 @@ else
     fail=1
 fi
 rm -f "$rec"
+# A command that cannot exec has exit_code null here too (review finding: only native and
+# subprocess were checked).
+"$CLI" run --backend docker --json -- /nonexistent/prog </dev/null >/tmp/asb-dexec.$$.json 2>/dev/null || true
+if /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["status"] == "sandbox_error" and d["exit_code"] is None else 1)' /tmp/asb-dexec.$$.json; then
+    echo "ok   docker: a command that cannot exec has exit_code null"
+else
+    echo "FAIL docker exec failure record: $(head -c 300 /tmp/asb-dexec.$$.json)"
+    fail=1
+fi
+rm -f /tmp/asb-dexec.$$.json
 # The default image carries the stdlib, not pieces of third-party packages: Debian's
 # python3-numpy puts one extension module under /usr/lib/python3.11/dist-packages, and the
 # image had a numpy that imported and then failed (QA finding). Either no numpy, or a whole one.
