@@ -18,3 +18,13 @@ need_engine() {
         skip "no docker engine answers at $SOCK (scripts/docker-setup.sh starts one)"
     fi
 }
+
+# 0 when the default image is there (`agent-sandbox image build` makes it).
+have_image() {
+    curl -fsS --max-time 2 --unix-socket "$SOCK" \
+        "http://docker/images/agent-sandbox%2Fpython:latest/json" >/dev/null 2>&1
+}
+
+need_image() {
+    have_image || skip "image agent-sandbox/python:latest missing (agent-sandbox image build)"
+}

@@ -11,10 +11,7 @@ set -euo pipefail
 SRC=${ASB_SOURCE_DIR:?}
 PY=/usr/bin/python3
 need_engine
-if ! curl -fsS --max-time 2 --unix-socket "$SOCK" \
-    "http://docker/images/agent-sandbox%2Fpython:latest/json" >/dev/null 2>&1; then
-    skip "image agent-sandbox/python:latest missing (agent-sandbox image build)"
-fi
+need_image
 work=$(mktemp -d /tmp/asb-test-dforge-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 suite=$SRC/tests/integration/data/bench_lazy_import_suite.json

@@ -12,10 +12,7 @@ set -euo pipefail
 PY=/usr/bin/python3
 if [ "$(id -u)" != 0 ]; then skip "needs root (host canary in /root, /proc of every process)"; fi
 need_engine
-if ! curl -fsS --max-time 2 --unix-socket "$SOCK" \
-    "http://docker/images/agent-sandbox%2Fpython:latest/json" >/dev/null 2>&1; then
-    skip "image agent-sandbox/python:latest missing (agent-sandbox image build)"
-fi
+need_image
 
 out=$(mktemp -d /tmp/asb-chaos-test-XXXXXX)
 trap 'rm -rf "$out"' EXIT

@@ -105,8 +105,7 @@ rm -f /tmp/asb-dexec.$$.json
 # The default image carries the stdlib, not pieces of third-party packages: Debian's
 # python3-numpy puts one extension module under /usr/lib/python3.11/dist-packages, and the
 # image had a numpy that imported and then failed (QA finding). Either no numpy, or a whole one.
-if curl -fsS --max-time 2 --unix-socket "$SOCK" \
-    "http://docker/images/agent-sandbox%2Fpython:latest/json" >/dev/null 2>&1; then
+if have_image; then
     out=$("$CLI" run --backend docker --profile baseline --code '
 import importlib.util
 s = importlib.util.find_spec("numpy")
