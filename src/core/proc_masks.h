@@ -27,17 +27,18 @@ static const char *const ASB_PROC_MASK_FILES[] = {
 #define ASB_PROC_MASK_N_FILES (sizeof(ASB_PROC_MASK_FILES) / sizeof(ASB_PROC_MASK_FILES[0]))
 
 /* Directories: hardware and driver state of the host, host-wide pressure stall counters, the
- * host's buses (PCI ids and physical addresses) and its filesystems' state (/proc/fs/ext4/<disk>
+ * host's buses (PCI ids and physical addresses), its filesystems' state (/proc/fs/ext4/<disk>
  * named the host's disk, its mount options and free blocks per group, changing with every host
- * write: red-team finding). */
-static const char *const ASB_PROC_MASK_DIRS[] = {"acpi",       "scsi",     "asound", "driver",
-                                                 "tty/driver", "pressure", "bus",    "fs"};
+ * write) and its interrupt lines (/proc/irq/N/ names each device: virtio0-config, nvme0q1, ...):
+ * red-team findings. */
+static const char *const ASB_PROC_MASK_DIRS[] = {
+    "acpi", "scsi", "asound", "driver", "tty/driver", "pressure", "bus", "fs", "irq"};
 #define ASB_PROC_MASK_N_DIRS (sizeof(ASB_PROC_MASK_DIRS) / sizeof(ASB_PROC_MASK_DIRS[0]))
 
-/* Read-only, native backend only (the kernel's tunables and interrupt affinities). The docker
- * backend leaves Docker's default ReadonlyPaths in place: these two, bus and fs (masked above)
- * and sysrq-trigger (masked above); the verifier does not check them. */
-static const char *const ASB_PROC_READONLY[] = {"sys", "irq"};
+/* Read-only, native backend only (the kernel's tunables). The docker backend leaves Docker's
+ * default ReadonlyPaths in place: this one, and bus, fs, irq and sysrq-trigger (masked above);
+ * the verifier does not check them. */
+static const char *const ASB_PROC_READONLY[] = {"sys"};
 #define ASB_PROC_N_READONLY (sizeof(ASB_PROC_READONLY) / sizeof(ASB_PROC_READONLY[0]))
 
 #endif

@@ -926,15 +926,16 @@ static void test_no_shared_host_inodes(void **state)
     assert_true(n > 0);
     host_time[n] = '\0';
     asb_result_t r;
-    assert_int_equal(rt_run_code("hardened", 0,
-                                 "import os\n"
-                                 "print(os.readlink('/proc/self/ns/time'))\n"
-                                 "print('masked', sum(len(open('/proc/' + f).read()) for f in "
-                                 "('cgroups', 'interrupts', 'diskstats', 'iomem', 'ioports')), "
-                                 "sum(len(os.listdir('/proc/' + d)) for d in "
-                                 "('pressure', 'bus', 'fs') if os.path.isdir('/proc/' + d)))\n",
-                                 NULL, 0, &r),
-                     0);
+    assert_int_equal(
+        rt_run_code("hardened", 0,
+                    "import os\n"
+                    "print(os.readlink('/proc/self/ns/time'))\n"
+                    "print('masked', sum(len(open('/proc/' + f).read()) for f in "
+                    "('cgroups', 'interrupts', 'diskstats', 'iomem', 'ioports')), "
+                    "sum(len(os.listdir('/proc/' + d)) for d in "
+                    "('pressure', 'bus', 'fs', 'irq') if os.path.isdir('/proc/' + d)))\n",
+                    NULL, 0, &r),
+        0);
     if (r.status != ASB_STATUS_COMPLETED)
         rt_dump("hardened", &r);
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);

@@ -461,6 +461,41 @@ static int probe_vmsplice(void)
     return result(syscall(SYS_vmsplice, -1, NULL, 0, 0)); /* EBADF */
 }
 
+/* File pages into a pipe: each of the three succeeds without a filter (0), so under hardened
+ * the EINVAL is the filter's. */
+static int probe_splice_file_to_pipe(void)
+{
+    int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC), p[2];
+    if (fd < 0 || pipe2(p, O_CLOEXEC) < 0)
+        return 201;
+    long n = syscall(SYS_splice, fd, NULL, p[1], NULL, 16, 0);
+    int rc = n > 0 ? 0 : n < 0 ? errno : 202;
+    close(fd), close(p[0]), close(p[1]);
+    return rc;
+}
+
+static int probe_tee(void)
+{
+    int a[2], b[2];
+    if (pipe2(a, O_CLOEXEC) < 0 || pipe2(b, O_CLOEXEC) < 0 || write(a[1], "x", 1) != 1)
+        return 201;
+    long n = syscall(SYS_tee, a[0], b[1], 1, 0);
+    int rc = n > 0 ? 0 : n < 0 ? errno : 202;
+    close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+    return rc;
+}
+
+static int probe_sendfile_to_pipe(void)
+{
+    int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC), p[2];
+    if (fd < 0 || pipe2(p, O_CLOEXEC) < 0)
+        return 201;
+    long n = syscall(SYS_sendfile, p[1], fd, NULL, 16);
+    int rc = n > 0 ? 0 : n < 0 ? errno : 202;
+    close(fd), close(p[0]), close(p[1]);
+    return rc;
+}
+
 static int probe_remap_file_pages(void)
 {
     return result(syscall(SYS_remap_file_pages, 0, 0, 0, 0, 0)); /* EINVAL */
@@ -704,6 +739,9 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_LOCK_PI_PRIVATE)", probe_futex_lock_pi, ALLOWED, 0},
         {"futex(LOCK_PI2|PRIVATE|CLOCK_REALTIME)", probe_futex_lock_pi2_flags, ALLOWED, 0},
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
+        {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
+        {"tee", probe_tee, ALLOWED, 0},
+        {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -743,6 +781,11 @@ static void test_hardened_specific(void **state)
          EPERM},
         {"socketpair(AF_NETLINK)", probe_socketpair_netlink, REFUSED, EPERM},
         {"vmsplice", probe_vmsplice, REFUSED, EPERM},
+        /* file pages into pipes pin the host's page cache (red-team finding); EINVAL makes
+         * runtimes fall back to read/write */
+        {"splice(file -> pipe)", probe_splice_file_to_pipe, REFUSED, EINVAL},
+        {"tee", probe_tee, REFUSED, EINVAL},
+        {"sendfile(file -> pipe)", probe_sendfile_to_pipe, REFUSED, EINVAL},
         /* af_unix out-of-band data: CVE-2025-38236 (review finding) */
         {"send(MSG_OOB)", probe_send_oob, REFUSED, EPERM},
         {"recvmsg(MSG_OOB)", probe_recv_oob, REFUSED, EPERM},

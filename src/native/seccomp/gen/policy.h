@@ -91,6 +91,10 @@ typedef struct gen_policy {
     /* Calls that return 0 without doing anything (ERRNO(0)), each with why. */
     const gen_refusal_t *noop;
     size_t n_noop;
+    /* Calls that fail with EINVAL, each with why: what runtimes read as "not supported for
+     * these files" and fall back from to read/write (splice, sendfile). */
+    const gen_refusal_t *einval;
+    size_t n_einval;
     /* Calls allowed only when no bit of mask is set in argument arg (low 32 bits). */
     const gen_flag_refusal_t *flag_refused;
     size_t n_flag_refused;

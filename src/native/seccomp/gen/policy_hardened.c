@@ -29,6 +29,18 @@ static const gen_refusal_t HARDENED_NOOP[] = {
     {"sync", "flushes every file system of the host; all the sandbox can write is tmpfs"},
 };
 
+/* Moving file pages into a pipe keeps references to the host's page cache (whole large folios)
+ * in the pipe's buffers, charged to whoever cached them, not to the run: 60 processes splicing
+ * /usr libraries into pipes they never read kept 604 MiB of host memory from being reclaimed
+ * under a 128 MiB limit (red-team finding, session 7; the RLIMIT_MEMLOCK cap covers mlock, not
+ * this). sendfile(2) to a pipe is such a splice. EINVAL, which runtimes (Go, libuv, Python's
+ * shutil, Rust's io::copy) read as "not for these files" and fall back to read/write from. */
+static const gen_refusal_t HARDENED_EINVAL[] = {
+    {"splice", "file pages into a pipe: pins the host's page cache beyond the memory limit"},
+    {"tee", "duplicates pipe buffers, and with them pinned page-cache references"},
+    {"sendfile", "to a pipe it is a splice: the same pinning (read/write serves every copy)"},
+};
+
 /* MSG_OOB on unix sockets: out-of-band data is a rarely used path of af_unix where a
  * use-after-free let a sandboxed renderer into the kernel (CVE-2025-38236), after another race
  * with the garbage collector (CVE-2024-36972). With lo down there is no TCP for urgent data to
@@ -295,6 +307,8 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_inet_pairs = sizeof(HARDENED_INET_PAIRS) / sizeof(HARDENED_INET_PAIRS[0]),
     .noop = HARDENED_NOOP,
     .n_noop = sizeof(HARDENED_NOOP) / sizeof(HARDENED_NOOP[0]),
+    .einval = HARDENED_EINVAL,
+    .n_einval = sizeof(HARDENED_EINVAL) / sizeof(HARDENED_EINVAL[0]),
     .flag_refused = HARDENED_FLAG_REFUSED,
     .n_flag_refused = sizeof(HARDENED_FLAG_REFUSED) / sizeof(HARDENED_FLAG_REFUSED[0]),
 };
