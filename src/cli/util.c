@@ -250,9 +250,20 @@ int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *le
      * would wait is refused; plain files and /proc/cpuinfo never wait. */
     bool is_stdin = strcmp(path, "-") == 0, nonblock = !is_stdin;
     if (is_stdin && S_ISREG(st.st_mode) && asb_pseudo_fs_name(fd)) {
+        /* Only what the caller gave us to read, from where it stands (review finding: a
+         * write-only stdin was read, and from byte 0). */
+        int acc = fcntl(fd, F_GETFL);
+        off_t at = lseek(fd, 0, SEEK_CUR);
+        if (acc < 0 || (acc & O_ACCMODE) == O_WRONLY) {
+            cli_error("cannot read stdin (it is not open for reading)");
+            close(fd);
+            return -1;
+        }
         int again = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        if (again < 0) {
+        if (again < 0 || (at > 0 && lseek(again, at, SEEK_SET) != at)) {
             cli_error("cannot read stdin (a kernel file, opened again: %s)", strerror(errno));
+            if (again >= 0)
+                close(again);
             close(fd);
             return -1;
         }

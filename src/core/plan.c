@@ -40,6 +40,33 @@ bool asb_valid_image_name(const char *name, const char **why)
             last_comp = i + 1;
     const char *colon = memchr(name + last_comp, ':', ref_len - last_comp);
     size_t repo_len = colon ? (size_t)(colon - name) : ref_len;
+    /* tag: [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}; digest: algorithm ':' hex (review finding: both
+     * were taken as they came and the engine refused them after the build). */
+    if (colon) {
+        size_t tag_len = ref_len - (size_t)(colon + 1 - name);
+        bool ok = tag_len >= 1 && tag_len <= 128 && colon[1] != '.' && colon[1] != '-';
+        for (size_t i = 0; ok && i < tag_len; i++) {
+            char c = colon[1 + i];
+            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 strchr("_.-", c);
+        }
+        if (!ok) {
+            *why = "an image tag is 1 to 128 of [A-Za-z0-9_.-], not starting with '.' or '-'";
+            return false;
+        }
+    }
+    if (at) {
+        const char *alg_end = strchr(at + 1, ':');
+        bool ok = alg_end && alg_end > at + 1 && alg_end[1];
+        for (const char *q = at + 1; ok && q < alg_end; q++)
+            ok = (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || strchr("+._-", *q);
+        for (const char *q = ok ? alg_end + 1 : ""; ok && *q; q++)
+            ok = (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f');
+        if (!ok) {
+            *why = "an image digest is algorithm:hex (e.g. sha256:...)";
+            return false;
+        }
+    }
     size_t comp = 0;
     for (size_t i = 0; i <= repo_len; i++) {
         char c = i < repo_len ? name[i] : '/';

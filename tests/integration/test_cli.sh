@@ -127,6 +127,11 @@ out=$("$CLI" run -- /usr/bin/head -c 9 </proc/cpuinfo 2>/dev/null || true)
 [[ $out == processo* ]] && pass "stdin from /proc/cpuinfo is read" || fail "stdin from /proc/cpuinfo: '$out'"
 out=$("$CLI" run --stdin-file /proc/self/status -- /usr/bin/head -c 5 </dev/null 2>/dev/null || true)
 [[ $out == "Name:" ]] && pass "--stdin-file /proc/self/status is read" || fail "--stdin-file /proc/self/status: '$out'"
+rc=0
+(exec 0>>/proc/self/comm && "$CLI" run --code pass >/dev/null 2>"$TMP/err") || rc=$?
+[[ $rc == 2 ]] && grep -q "not open for reading" "$TMP/err" &&
+    pass "a write-only kernel file on stdin is not read (exit 2)" ||
+    fail "write-only stdin: exit $rc, $(head -c 300 "$TMP/err")"
 # Text that is not UTF-8 cannot reach the sandbox as it is: refused, never dropped (QA finding:
 # the argument vanished and the next one moved up).
 expect_usage "an argument that is not UTF-8" "$CLI" run -- /bin/echo "$(printf 'a\xffb')" x

@@ -240,6 +240,10 @@ static void test_image_names(void **state)
         {"-x", false},
         {"", false},
         {"a b", false},
+        {"x@sha256:a/../b", false},
+        {"a:b:c", false},
+        {"a:-x", false},
+        {"python@sha256:0123abcdef", true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *why = NULL;
