@@ -61,26 +61,6 @@ static int memory_cgroup_of(pid_t pid, char *path, size_t len, asb_error_t *err)
     return found;
 }
 
-/* The cgroup v2 path of pid ("0::/path"), for the identity check on a pure v2 host. */
-static int memory_cgroup_v2_of(pid_t pid, char *path, size_t len)
-{
-    char name[64], line[4096];
-    snprintf(name, sizeof(name), "/proc/%d/cgroup", (int)pid);
-    FILE *f = fopen(name, "re");
-    if (!f)
-        return -errno;
-    int rc = -ENOENT;
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, "0::/", 4) == 0) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(path, len, "%s", line + 3);
-            rc = 0;
-            break;
-        }
-    fclose(f);
-    return rc;
-}
-
 int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,
                             asb_error_t *err)
 {
@@ -97,26 +77,21 @@ int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t m
     if (pid <= 0)
         return asb_err(err, -ESRCH, "docker: container %s has no process to limit", id);
     char cg[ASB_CGROUP_PATH_MAX];
-    if ((rc = memory_cgroup_of((pid_t)pid, cg, sizeof(cg), err)) < 0)
-        return rc;
+    if ((rc = memory_cgroup_of((pid_t)pid, cg, sizeof(cg), err)) <= 0)
+        return rc; /* 0: no v1 memory hierarchy (cgroup v2): socket memory is in memory.max */
     /* The pid is the engine's: in another pid namespace (a caller in a container, a pid reused)
      * it names some other process, whose cgroup must not be taken for the container's (review
      * finding: the limit went onto an unrelated cgroup and the run was released). The cgroup's
      * last component must name the container: "<id>" (cgroupfs driver) or "docker-<id>.scope"
-     * (systemd driver). Checked on cgroup v2 too, where nothing is written. */
-    char v2[ASB_CGROUP_PATH_MAX] = "";
-    if (rc == 0 && memory_cgroup_v2_of((pid_t)pid, v2, sizeof(v2)) < 0)
-        v2[0] = '\0';
-    const char *last = strrchr(rc ? cg : v2, '/');
+     * (systemd driver). */
+    const char *last = strrchr(cg, '/');
     char scope[160];
     snprintf(scope, sizeof(scope), "docker-%s.scope", id);
     if (!last || (strcmp(last + 1, id) != 0 && strcmp(last + 1, scope) != 0))
         return asb_err(err, -ESRCH,
-                       "docker: process %lld is not container %.12s's (its cgroup is '%s'): is "
-                       "agent-sandbox in the engine's pid namespace?",
-                       (long long)pid, id, rc ? cg : v2);
-    if (rc == 0)
-        return 0; /* cgroup v2: socket memory is in memory.max */
+                       "docker: process %lld is not container %.12s's (its memory cgroup is "
+                       "'%s'): is agent-sandbox in the engine's pid namespace?",
+                       (long long)pid, id, cg);
     asb_cgroup_host_t host;
     if ((rc = asb_cgroup_detect(&host, err)) < 0)
         return rc;

@@ -102,6 +102,24 @@ else
     fail=1
 fi
 rm -f /tmp/asb-dexec.$$.json
+# On cgroup v1 the host sets the container's TCP memory limit through the engine's pid of the
+# container; from another pid namespace that pid is not the container's process, and the run is
+# refused, never released without the limit (review finding: the limit went onto an unrelated
+# cgroup). Skipped on pure v2 hosts, where nothing is written.
+if grep -q ':memory:' /proc/self/cgroup && command -v unshare >/dev/null 2>&1; then
+    rc=0
+    unshare -pf --mount-proc "$CLI" run --backend docker --code 'print(1)' </dev/null \
+        >/dev/null 2>/tmp/asb-dpidns.$$ || rc=$?
+    if [ "$rc" = 125 ] && grep -q "pid namespace" /tmp/asb-dpidns.$$; then
+        echo "ok   docker from another pid namespace on cgroup v1: refused (exit 125)"
+    else
+        echo "FAIL docker from another pid namespace: exit $rc, $(head -c 300 /tmp/asb-dpidns.$$)"
+        fail=1
+    fi
+    rm -f /tmp/asb-dpidns.$$
+else
+    echo "SKIP pid-namespace case: not a cgroup v1 memory host, or no unshare(1)"
+fi
 # The default image carries the stdlib, not pieces of third-party packages: Debian's
 # python3-numpy puts one extension module under /usr/lib/python3.11/dist-packages, and the
 # image had a numpy that imported and then failed (QA finding). Either no numpy, or a whole one.

@@ -288,6 +288,31 @@ static int probe_attach_filter(void)
     return probe_sockopt(SOL_SOCKET, 26 /* SO_ATTACH_FILTER */);
 }
 
+static int probe_ip_add_membership(void)
+{
+    return probe_sockopt(0 /* IPPROTO_IP */, 35 /* IP_ADD_MEMBERSHIP */);
+}
+
+static int probe_mcast_join_group_v4(void)
+{
+    return probe_sockopt(0 /* IPPROTO_IP */, 42 /* MCAST_JOIN_GROUP */);
+}
+
+static int probe_ipv6_add_membership(void)
+{
+    return probe_sockopt(41 /* IPPROTO_IPV6 */, 20 /* IPV6_ADD_MEMBERSHIP */);
+}
+
+static int probe_ipv6_join_anycast(void)
+{
+    return probe_sockopt(41 /* IPPROTO_IPV6 */, 27 /* IPV6_JOIN_ANYCAST */);
+}
+
+static int probe_ip_tos(void)
+{
+    return probe_sockopt(0 /* IPPROTO_IP */, 1 /* IP_TOS */);
+}
+
 static int probe_attach_filter_high_bits(void)
 {
     return probe_sockopt(SOL_SOCKET, (1ul << 32) | 26);
@@ -741,6 +766,8 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
         {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
         {"tee", probe_tee, ALLOWED, 0},
+        {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, ALLOWED, EBADF},
+        {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, ALLOWED, EBADF},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
@@ -762,6 +789,12 @@ static void test_hardened_specific(void **state)
         {"setsockopt(SO_ATTACH_FILTER | 1<<32)", probe_attach_filter_high_bits, REFUSED, EPERM},
         {"setsockopt(SO_ATTACH_REUSEPORT_CBPF)", probe_attach_reuseport_cbpf, REFUSED, EPERM},
         {"setsockopt(SO_REUSEADDR)", probe_reuseaddr, ALLOWED, EBADF},
+        /* multicast joins: a list searched under the host's RTNL lock (red-team finding) */
+        {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, REFUSED, EPERM},
+        {"setsockopt(IPPROTO_IP, MCAST_JOIN_GROUP)", probe_mcast_join_group_v4, REFUSED, EPERM},
+        {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, REFUSED, EPERM},
+        {"setsockopt(IPV6_JOIN_ANYCAST)", probe_ipv6_join_anycast, REFUSED, EPERM},
+        {"setsockopt(IP_TOS)", probe_ip_tos, ALLOWED, EBADF},
         /* socketpair(2) runs the family's socket creation too (review finding) */
         {"socketpair(AF_UNIX)", probe_socketpair_unix, ALLOWED, 0},
         /* IPv4/IPv6 protocols: only default, TCP, UDP, ICMP (module autoload, MPTCP, UDP-Lite) */

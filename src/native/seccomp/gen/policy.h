@@ -46,7 +46,19 @@ typedef struct gen_arg_refusal {
      * the operation does not exist here, which is what its feature probes test for. */
     int refuse_errno;
     const char *why; /* printed by the listing */
+    /* More gates, each with its own denied values: with when_arg >= 0, calls whose argument
+     * when_arg equals a gate's value are checked against that gate's list too (e.g. setsockopt
+     * options per level). Not with noop or refuse_errno. */
+    const struct gen_gate *more_gates;
+    size_t n_more_gates;
 } gen_arg_refusal_t;
+
+/* One more value of an argument refusal's gating argument, and what it denies. */
+typedef struct gen_gate {
+    uint32_t value;
+    const uint32_t *deny;
+    size_t n_deny;
+} gen_gate_t;
 
 /* A call allowed only while none of `mask`'s bits is set in argument `arg`. */
 typedef struct gen_flag_refusal {

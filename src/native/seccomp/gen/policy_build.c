@@ -32,6 +32,7 @@
 static const char *const CONDITIONAL[] = {"clone", "clone3", "socket", "personality", "prlimit64"};
 
 #define GEN_MAX_SYSCALLS 512
+#define GEN_MAX_GATES 8 /* gen_arg_refusal_t.more_gates */
 
 /* x86_64 numbers of calls newer than libseccomp 2.5.4 knows (arch/x86/entry/syscalls/
  * syscall_64.tbl; syscall numbers are kernel ABI and never change). */
@@ -199,17 +200,29 @@ static int add_arg_refusal(scmp_filter_ctx ctx, const gen_arg_refusal_t *r, char
     if (r->when_arg < 0)
         return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, NULL, 0, 0, 31,
                                   r->ignore_bits, why, why_len);
-    const uint32_t gate[] = {r->when_value};
-    rc = allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1, NULL, 0, 0, 31, 0, why,
-                            why_len);
+    /* Allowed whenever the gating argument has none of the gates' values; for each gate, allowed
+     * unless the argument is one of that gate's denied values. */
+    uint32_t gate[1 + GEN_MAX_GATES];
+    gate[0] = r->when_value;
+    for (size_t g = 0; g < r->n_more_gates; g++)
+        gate[1 + g] = r->more_gates[g].value;
+    rc = allow_unless_low32(ctx, nr, (unsigned)r->when_arg, gate, 1 + r->n_more_gates, NULL, 0, 0,
+                            31, 0, why, why_len);
     if (rc < 0)
         return rc;
-    struct scmp_arg_cmp pre = {.arg = (unsigned)r->when_arg,
-                               .op = SCMP_CMP_MASKED_EQ,
-                               .datum_a = 0xffffffffu,
-                               .datum_b = r->when_value};
-    return allow_unless_low32(ctx, nr, r->arg, r->deny, r->n_deny, &pre, 0, 0, 31, r->ignore_bits,
-                              why, why_len);
+    for (size_t g = 0; g <= r->n_more_gates; g++) {
+        struct scmp_arg_cmp pre = {.arg = (unsigned)r->when_arg,
+                                   .op = SCMP_CMP_MASKED_EQ,
+                                   .datum_a = 0xffffffffu,
+                                   .datum_b = gate[g]};
+        const uint32_t *deny = g == 0 ? r->deny : r->more_gates[g - 1].deny;
+        size_t n_deny = g == 0 ? r->n_deny : r->more_gates[g - 1].n_deny;
+        rc = allow_unless_low32(ctx, nr, r->arg, deny, n_deny, &pre, 0, 0, 31, r->ignore_bits, why,
+                                why_len);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 static int resolve(const char *name, char *why, size_t why_len)
@@ -256,8 +269,14 @@ static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, 
             if (strcmp(p->arg_refused[k].name, r->name) == 0)
                 return fail(why, why_len, -EINVAL, "%s: \"%s\" has two argument refusals", p->name,
                             r->name);
+        bool gates_ok =
+            r->n_more_gates == 0 ||
+            (r->when_arg >= 0 && r->n_more_gates <= GEN_MAX_GATES && !r->noop && !r->refuse_errno);
+        for (size_t g = 0; gates_ok && g < r->n_more_gates; g++)
+            gates_ok = r->more_gates[g].n_deny > 0 && r->more_gates[g].value != r->when_value;
         if (r->n_deny == 0 || r->arg > 5 || r->when_arg > 5 || (int)r->arg == r->when_arg ||
-            (r->noop && r->refuse_errno) || r->refuse_errno < 0 || r->refuse_errno > 4095)
+            !gates_ok || (r->noop && r->refuse_errno) || r->refuse_errno < 0 ||
+            r->refuse_errno > 4095)
             return fail(why, why_len, -EINVAL, "%s: \"%s\": a malformed argument refusal", p->name,
                         r->name);
     }
@@ -537,6 +556,12 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
             fprintf(f, " with any of bits 0x%x set or clear", r->ignore_bits);
         if (r->when_arg >= 0)
             fprintf(f, " and argument %d is 0x%x", r->when_arg, r->when_value);
+        for (size_t g = 0; g < r->n_more_gates; g++) {
+            fprintf(f, "; or argument %u is", r->arg);
+            for (size_t k = 0; k < r->more_gates[g].n_deny; k++)
+                fprintf(f, " 0x%x", r->more_gates[g].deny[k]);
+            fprintf(f, " and argument %d is 0x%x", r->when_arg, r->more_gates[g].value);
+        }
         fprintf(f, ", on the low 32 bits (%s)\n", r->why);
     }
     if (p->n_refused == 0)

@@ -188,6 +188,27 @@ static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
 static const uint32_t HARDENED_SOCKOPT_REFUSED[] = {26 /* SO_ATTACH_FILTER */,
                                                     51 /* SO_ATTACH_REUSEPORT_CBPF */};
 
+/* Multicast group joins: each join adds to one list on the sandbox's lo, searched from the start
+ * by every join and leave while the host-wide RTNL lock is held. Thousands of groups made the
+ * run's exit (leaving them all, on its throttled 1-CPU cgroup, with RTNL taken) last 458 s past a
+ * 5 s timeout, and every network change on the host waited seconds behind it (red-team finding,
+ * session 7). With lo down a hardened run has no multicast to join. IPPROTO_IP: */
+static const uint32_t HARDENED_IP_MCAST_REFUSED[] = {
+    35 /* IP_ADD_MEMBERSHIP */,        38 /* IP_BLOCK_SOURCE */,
+    39 /* IP_ADD_SOURCE_MEMBERSHIP */, 41 /* IP_MSFILTER */,
+    42 /* MCAST_JOIN_GROUP */,         43 /* MCAST_BLOCK_SOURCE */,
+    46 /* MCAST_JOIN_SOURCE_GROUP */,  48 /* MCAST_MSFILTER */};
+/* IPPROTO_IPV6: the same joins, and anycast addresses (a list of the same kind). */
+static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {
+    20 /* IPV6_ADD_MEMBERSHIP */, 27 /* IPV6_JOIN_ANYCAST */,       42 /* MCAST_JOIN_GROUP */,
+    43 /* MCAST_BLOCK_SOURCE */,  46 /* MCAST_JOIN_SOURCE_GROUP */, 48 /* MCAST_MSFILTER */};
+static const gen_gate_t HARDENED_SOCKOPT_MORE_GATES[] = {
+    {0 /* IPPROTO_IP */, HARDENED_IP_MCAST_REFUSED,
+     sizeof(HARDENED_IP_MCAST_REFUSED) / sizeof(HARDENED_IP_MCAST_REFUSED[0])},
+    {41 /* IPPROTO_IPV6 */, HARDENED_IPV6_MCAST_REFUSED,
+     sizeof(HARDENED_IPV6_MCAST_REFUSED) / sizeof(HARDENED_IPV6_MCAST_REFUSED[0])},
+};
+
 /* PR_SET_SECCOMP installs a filter through prctl(2): the same JIT counter (seccomp(2) itself is
  * refused whole above). PR_SET_MEMORY_MERGE hands all of the process's memory to KSM, the
  * host's page deduplication: where KSM runs, two sandboxes whose pages merge can time the
@@ -238,8 +259,10 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .n_deny = sizeof(HARDENED_SOCKOPT_REFUSED) / sizeof(HARDENED_SOCKOPT_REFUSED[0]),
      .when_arg = 1,
      .when_value = 1 /* SOL_SOCKET */,
+     .more_gates = HARDENED_SOCKOPT_MORE_GATES,
+     .n_more_gates = sizeof(HARDENED_SOCKOPT_MORE_GATES) / sizeof(HARDENED_SOCKOPT_MORE_GATES[0]),
      .why = "SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF: BPF programs use up the host's JIT "
-            "limit"},
+            "limit; IPv4/IPv6 multicast joins: a list searched under the host's RTNL lock"},
     {.name = "prctl",
      .arg = 0,
      .deny = HARDENED_PRCTL_REFUSED,
