@@ -20,6 +20,7 @@ static void usage(FILE *f)
 int cli_image(int argc, char **argv)
 {
     const char *name = NULL;
+    cli_seen_t seen = {0};
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : 0;
@@ -30,10 +31,8 @@ int cli_image(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
-            if (name) {
-                cli_error("--name given twice (give it once)");
+            if (cli_once(&seen, argv[i]) < 0)
                 return CLI_EXIT_USAGE;
-            }
             name = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);

@@ -56,14 +56,13 @@ int cli_profiles(int argc, char **argv)
 {
     bool as_json = false;
     const char *backend = NULL;
+    cli_seen_t seen = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             as_json = true;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
-            if (backend) {
-                cli_error("--backend given twice (give it once)");
+            if (cli_once(&seen, argv[i]) < 0)
                 return CLI_EXIT_USAGE;
-            }
             backend = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);

@@ -365,18 +365,15 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    struct rlimit core = {0, 0}, fs = {s->fsize, s->fsize}, nf = {s->nofile, s->nofile};
-    /* Counters the kernel keeps per host uid, which every container of this profile shares:
-     * the native backend's shares (red-team finding: one docker-hardened run used up the
-     * queued signals and message queues of every other and of the host's nobody). */
-    struct rlimit sigp = {ASB_SANDBOX_SIGPENDING, ASB_SANDBOX_SIGPENDING}, mq = {0, 0};
-    /* Locked memory may be the host's page cache: a cap (a lower hard limit stays). */
-    struct rlimit ml = {ASB_SANDBOX_MEMLOCK, ASB_SANDBOX_MEMLOCK}, cur_ml;
-    if (getrlimit(RLIMIT_MEMLOCK, &cur_ml) == 0 && cur_ml.rlim_max < ml.rlim_max)
-        ml.rlim_cur = ml.rlim_max = cur_ml.rlim_max;
-    if (setrlimit(RLIMIT_CORE, &core) < 0 || (s->fsize && setrlimit(RLIMIT_FSIZE, &fs) < 0) ||
-        setrlimit(RLIMIT_MEMLOCK, &ml) < 0 || (s->nofile && setrlimit(RLIMIT_NOFILE, &nf) < 0) ||
-        setrlimit(RLIMIT_SIGPENDING, &sigp) < 0 || setrlimit(RLIMIT_MSGQUEUE, &mq) < 0)
+    struct rlimit fs = {s->fsize, s->fsize}, nf = {s->nofile, s->nofile};
+    /* Counters the kernel keeps per host uid, which every container of this profile shares,
+     * and locked memory: the native backend's shares (red-team finding: one docker-hardened run
+     * used up the queued signals and message queues of every other and of the host's nobody). */
+    asb_error_t lerr = {0};
+    if (sup_set_shared_limits(&lerr) < 0)
+        child_fail("error:", lerr.message, 125);
+    if ((s->fsize && setrlimit(RLIMIT_FSIZE, &fs) < 0) ||
+        (s->nofile && setrlimit(RLIMIT_NOFILE, &nf) < 0))
         child_fail("error:", "setrlimit", 125);
     if (s->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         child_fail("error:", "no_new_privs", 125);

@@ -56,6 +56,10 @@ int sup_recv_fd(int ctl, const char *want, int timeout_ms);
 /* The run's cgroup: the host's "cgroup_ready", with the run's v1 `tasks` files (none on v2,
  * where we were cloned into it), each of which we join by writing "0". 0 or a negative code. */
 int sup_join_cgroup(int ctl, int timeout_ms);
+/* The limits every sandboxed workload gets whatever its profile (workload.c): no core files,
+ * the sandbox's share of queued signals, no POSIX message queues, locked memory capped at
+ * ASB_SANDBOX_MEMLOCK (a caller's lower limit stays). Both supervisors call it. */
+int sup_set_shared_limits(asb_error_t *err);
 /* The job: a "job" message carrying [job spec, stdin, files in...] (SCM_RIGHTS). Waits for it
  * without a timeout (a prepared sandbox waits as long as the host holds it); -EINTR when `watch`
  * (the signalfd) became readable first, so the caller can look at it and wait again. */

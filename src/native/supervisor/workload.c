@@ -97,7 +97,7 @@ static int set_limit(int res, const char *name, rlim_t v, asb_error_t *err)
     return asb_err_sys(err, e, "%s", name);
 }
 
-static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
+int sup_set_shared_limits(asb_error_t *err)
 {
     struct rlimit core = {0, 0};
     if (setrlimit(RLIMIT_CORE, &core) < 0)
@@ -117,7 +117,14 @@ static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
     memlock.rlim_cur = memlock.rlim_max;
     if (setrlimit(RLIMIT_MEMLOCK, &memlock) < 0)
         return asb_err_sys(err, errno, "RLIMIT_MEMLOCK");
-    int rc;
+    return 0;
+}
+
+static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
+{
+    int rc = sup_set_shared_limits(err);
+    if (rc < 0)
+        return rc;
     if (spec->fsize && (rc = set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", spec->fsize, err)) < 0)
         return rc;
     if (spec->nofile && (rc = set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", spec->nofile, err)) < 0)
