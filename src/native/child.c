@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -95,16 +94,18 @@ child_main(const asb_child_args_t *a)
             SYS1(SYS_close, mfd);
         }
     }
-    /* Become the mapped root of the new user namespace (the first host uid of this sandbox's own
-     * range, idslot.c): until
-     * now we still carried the host's uid 0, which is unmapped inside, and exec would drop our
-     * namespace capabilities. */
-    if (SYS3(SYS_setresgid, 0, 0, 0) < 0 || SYS3(SYS_setresuid, 0, 0, 0) < 0)
+    /* Make the mapped root of the new user namespace (the first host uid of this sandbox's own
+     * range, idslot.c) our REAL ids only: until now we carried the host's uid 0, unmapped
+     * inside, and an exec with no id that is root inside would drop our namespace capabilities.
+     * With the real uid root inside, the exec keeps them as permitted, and the supervisor makes
+     * every id root first thing (an unprivileged setresuid to its real uid), which raises them
+     * again. The effective, saved and file-system ids stay the host's 0 until the exec because
+     * changing any of them resets the dumpable flag of our memory, and until the exec that
+     * memory is the caller's: a restore after the change raced with other threads' sandboxes,
+     * and a caller running several at once was left with no core dumps and root-owned /proc
+     * files for good (review finding). The real ids do not touch that flag. */
+    if (SYS3(SYS_setresgid, 0, -1, -1) < 0 || SYS3(SYS_setresuid, 0, -1, -1) < 0)
         child_exit(125);
-    /* Changing ids resets the dumpable flag of our memory to fs.suid_dumpable, and until the exec
-     * that memory is the caller's: the caller would lose its core dumps and its /proc files would
-     * become root's. Put back what the caller had (red-team finding). */
-    SYS3(SYS_prctl, PR_SET_DUMPABLE, a->dumpable, 0);
     int n = a->n_fds, high = n + 8, tmp[ASB_CHILD_FDS];
     for (int i = 0; i < n; i++) {
         long fd = SYS3(SYS_fcntl, a->fds[i], F_DUPFD_CLOEXEC, high);

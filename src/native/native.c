@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -298,8 +297,6 @@ static int spawn(native_run_t *r, asb_error_t *err)
     asb_child_args_t *a = &r->child_args;
     a->sync_r = r->sync[0], a->sync_w = r->sync[1];
     a->memfd_noexec = p->memfd_noexec;
-    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-    a->dumpable = dumpable >= 0 ? dumpable : 1;
     /* stdin is a placeholder until the job brings the real one (proto.h). */
     a->fds[0] = r->stdin_fd, a->fds[1] = r->out[1], a->fds[2] = r->err[1], a->fds[3] = r->ctl[1];
     a->fds[4] = r->spec_fd, a->fds[5] = r->sup_fd;

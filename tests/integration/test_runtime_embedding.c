@@ -11,7 +11,9 @@
 
 #include "agent_sandbox.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -136,6 +138,61 @@ static void test_caller_stays_dumpable(void **state)
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
+typedef struct dumpable_watch {
+    atomic_bool stop;
+    atomic_int seen_other; /* readings of anything but 1 while sandboxes started */
+} dumpable_watch_t;
+
+static void *watch_dumpable(void *arg)
+{
+    dumpable_watch_t *w = arg;
+    while (!atomic_load(&w->stop))
+        if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 1)
+            atomic_fetch_add(&w->seen_other, 1);
+    return NULL;
+}
+
+static void *run_some(void *arg)
+{
+    int *failed = arg;
+    for (int i = 0; i < 12; i++) {
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        const char *argv[] = {"/bin/true", NULL};
+        cfg.argv = argv;
+        asb_result_t r;
+        asb_error_t err;
+        if (asb_run(&cfg, &r, &err) != 0 || r.status != ASB_STATUS_COMPLETED)
+            (*failed)++;
+        asb_result_free(&r);
+    }
+    return NULL;
+}
+
+/* Sandboxes started from several threads at once: the flag must never change, not even for a
+ * moment. The child used to change its ids and then put the flag back; a thread starting
+ * another sandbox in between read the changed value, and its child put that back for good
+ * (review finding: 8 threads left the caller non-dumpable in 2 of 6 tries; a watcher saw the
+ * flag at 0 hundreds of times). */
+static void test_caller_stays_dumpable_across_threads(void **state)
+{
+    (void)state;
+    assert_int_equal(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+    dumpable_watch_t w = {.stop = false, .seen_other = 0};
+    pthread_t watcher, runners[3];
+    int failed[3] = {0, 0, 0};
+    assert_int_equal(pthread_create(&watcher, NULL, watch_dumpable, &w), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&runners[i], NULL, run_some, &failed[i]), 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(runners[i], NULL);
+    atomic_store(&w.stop, true);
+    pthread_join(watcher, NULL);
+    assert_int_equal(failed[0] + failed[1] + failed[2], 0);
+    assert_int_equal(atomic_load(&w.seen_other), 0);
+    assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -146,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_caller_ignores_or_reaps_sigchld),
         cmocka_unit_test(test_subprocess_detached_writer_does_not_hang),
         cmocka_unit_test(test_caller_stays_dumpable),
+        cmocka_unit_test(test_caller_stays_dumpable_across_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
