@@ -123,6 +123,34 @@ void asb_wire_put_double(asb_wire_buf_t *b, const char *key, double v)
         put_u64(p, bits);
 }
 
+/* The length of the one UTF-8 character at p (at most n bytes), or 0 when none starts there:
+ * NUL, a stray continuation byte, a cut sequence, an overlong form, a surrogate or a code point
+ * beyond U+10FFFF. */
+static size_t utf8_char_len(const uint8_t *p, size_t n)
+{
+    uint8_t c = p[0];
+    if (c == 0)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    size_t k = c >= 0xc2 && c <= 0xdf   ? 1
+               : c >= 0xe0 && c <= 0xef ? 2
+               : c >= 0xf0 && c <= 0xf4 ? 3
+                                        : 0;
+    if (k == 0 || n <= k)
+        return 0;
+    uint32_t cp = c & (0x3fu >> k);
+    for (size_t j = 1; j <= k; j++) {
+        if ((p[j] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[j] & 0x3fu);
+    }
+    if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return k + 1;
+}
+
 void asb_wire_put_str(asb_wire_buf_t *b, const char *key, const char *s)
 {
     if (!s) {
@@ -133,6 +161,26 @@ void asb_wire_put_str(asb_wire_buf_t *b, const char *key, const char *s)
     uint8_t *p = put_rec(b, ASB_WIRE_STR, key, n);
     if (p)
         memcpy(p, s, n);
+}
+
+void asb_wire_put_text(asb_wire_buf_t *b, const char *key, const char *s)
+{
+    if (!s) {
+        b->failed = true;
+        return;
+    }
+    size_t n = strlen(s);
+    uint8_t *p = put_rec(b, ASB_WIRE_STR, key, n);
+    if (!p)
+        return;
+    memcpy(p, s, n);
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_char_len(p + i, n - i);
+        if (k == 0)
+            p[i++] = '?';
+        else
+            i += k;
+    }
 }
 
 void asb_wire_put_strv(asb_wire_buf_t *b, const char *key, const char *const *v, size_t n)
@@ -216,30 +264,10 @@ int asb_wire_next(const void *msg, size_t len, size_t *off, asb_wire_rec_t *rec)
 static bool no_nul(const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n;) {
-        uint8_t c = p[i];
-        if (c == 0)
+        size_t k = utf8_char_len(p + i, n - i);
+        if (k == 0)
             return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k = c >= 0xc2 && c <= 0xdf   ? 1
-                   : c >= 0xe0 && c <= 0xef ? 2
-                   : c >= 0xf0 && c <= 0xf4 ? 3
-                                            : 0;
-        if (k == 0 || n - i <= k)
-            return false;
-        uint32_t cp = c & (0x3fu >> k);
-        for (size_t j = 1; j <= k; j++) {
-            if ((p[i + j] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (p[i + j] & 0x3fu);
-        }
-        /* overlong forms, surrogates, beyond U+10FFFF */
-        if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += k + 1;
+        i += k;
     }
     return true;
 }

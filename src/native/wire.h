@@ -48,6 +48,11 @@ void asb_wire_put_bool(asb_wire_buf_t *b, const char *key, bool v);
 void asb_wire_put_int(asb_wire_buf_t *b, const char *key, int64_t v);
 void asb_wire_put_double(asb_wire_buf_t *b, const char *key, double v);
 void asb_wire_put_str(asb_wire_buf_t *b, const char *key, const char *s);
+/* A message for people (an error, a failed exec): like put_str, but each byte that is not part of
+ * a UTF-8 character is sent as '?'. A message cut to fit a buffer can end inside a character,
+ * and the decoder refuses a whole message for one such string (review finding: a long exec
+ * error lost the exit report with it). */
+void asb_wire_put_text(asb_wire_buf_t *b, const char *key, const char *s);
 /* n strings, or up to the first NULL when n is SIZE_MAX. */
 void asb_wire_put_strv(asb_wire_buf_t *b, const char *key, const char *const *v, size_t n);
 /* A nested object: put its records between begin and end. Returns a handle for end. */

@@ -202,6 +202,17 @@ for p in hardened baseline subprocess; do
         fail "$p: exec failure record: $(head -c 300 "$TMP/rec.json")"
     fi
 done
+# A long path whose cut falls inside a character: the report still comes, with the reason
+# (review finding: the whole exit report was refused and the error said "no exit report").
+longp="/$($PY -c 'print("/".join(["\u00e9" * 84] * 3))')"
+for p in hardened baseline; do
+    "$CLI" run --profile "$p" --json -- "$longp" </dev/null >"$TMP/rec.json" 2>/dev/null || true
+    if $PY -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; sys.exit(0 if e.startswith("exec /") and e.endswith("No such file or directory") else 1)' "$TMP/rec.json"; then
+        pass "$p: a long exec error keeps its reason"
+    else
+        fail "$p: long exec error record: $(head -c 300 "$TMP/rec.json")"
+    fi
+done
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass

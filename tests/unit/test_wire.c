@@ -315,12 +315,49 @@ static void test_hex(void **state)
     free(back);
 }
 
+/* Text for people goes through whatever was cut to fit a buffer: put_str refuses the whole
+ * message for a string that ends inside a character, put_text sends '?' for each stray byte and
+ * the rest unchanged. */
+static void test_text_cut_inside_a_character(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"exec /\xc3\xa9\xc3", "exec /\xc3\xa9?"},      /* cut after the lead byte */
+        {"a\xe2\x82", "a??"},                           /* cut 3-byte character */
+        {"\xf0\x9f\x98\x80 ok", "\xf0\x9f\x98\x80 ok"}, /* a whole 4-byte one stays */
+        {"\x80x\xff\xc0\xaf", "?x???"},                 /* stray, invalid, overlong */
+        {"\xed\xa0\x80", "???"},                        /* a surrogate */
+        {"plain", "plain"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        asb_wire_buf_t b = {0};
+        asb_wire_put_text(&b, "message", cases[i].in);
+        assert_true(asb_wire_ok(&b));
+        assert_int_equal(asb_wire_check(b.data, b.len), 0);
+        char *s = NULL;
+        assert_int_equal(asb_wire_get_str(b.data, b.len, "message", &s), 0);
+        assert_string_equal(s, cases[i].want);
+        free(s);
+        asb_wire_free(&b);
+    }
+    asb_wire_buf_t b = {0};
+    asb_wire_put_str(&b, "message", "exec /\xc3\xa9\xc3");
+    assert_int_not_equal(asb_wire_check(b.data, b.len), 0);
+    asb_wire_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_json_bridge),
-        cmocka_unit_test(test_truncated),      cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_encoder_limits), cmocka_unit_test(test_hex),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_json_bridge),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_encoder_limits),
+        cmocka_unit_test(test_hex),
+        cmocka_unit_test(test_text_cut_inside_a_character),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

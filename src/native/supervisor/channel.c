@@ -41,7 +41,7 @@ int sup_send_fd(int ctl, const char *nonce, const char *type, int fd)
 int sup_send_error(int ctl, const char *nonce, const char *message)
 {
     asb_wire_buf_t b = {0};
-    asb_wire_put_str(&b, "message", message);
+    asb_wire_put_text(&b, "message", message);
     return send_obj(ctl, nonce, "error", &b, -1);
 }
 

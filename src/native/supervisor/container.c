@@ -110,7 +110,7 @@ static void send_msg(const char *nonce, const char *type, asb_wire_buf_t *body)
 static int fatal(const char *nonce, const char *msg)
 {
     asb_wire_buf_t b = {0};
-    asb_wire_put_str(&b, "message", msg);
+    asb_wire_put_text(&b, "message", msg);
     send_msg(nonce ? nonce : "", "error", &b);
     return 125;
 }
@@ -400,7 +400,7 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
     close(4);
     int e = sup_exec_in_path(s->argv, s->env);
     char msg[512];
-    snprintf(msg, sizeof(msg), "exec %s: %s", s->argv[0], strerror(e));
+    snprintf(msg, sizeof(msg), "exec %.400s: %s", s->argv[0], strerror(e));
     child_fail("exec-error:", msg, 127);
 }
 
@@ -775,7 +775,7 @@ int sup_container_main(void)
     asb_wire_put_bool(&rep, "stderr_truncated", errs.truncated);
     asb_wire_put_double(&rep, "cpu_time_s", cpu);
     asb_wire_put_int(&rep, "max_rss_kb", (int64_t)ru.ru_maxrss);
-    asb_wire_put_str(&rep, "exec_error", st.exec_error);
+    asb_wire_put_text(&rep, "exec_error", st.exec_error);
     send_msg(spec.nonce, "exit", &rep);
     if (!st.done)
         return 125;

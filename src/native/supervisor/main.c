@@ -150,7 +150,7 @@ static void send_exit(int ctl, run_state_t *st, stream_t *out, stream_t *err)
     asb_wire_put_bool(&o, "stderr_truncated", err->truncated);
     asb_wire_put_double(&o, "cpu_time_s", cpu);
     asb_wire_put_int(&o, "max_rss_kb", (int64_t)ru.ru_maxrss);
-    asb_wire_put_str(&o, "exec_error", st->exec_error);
+    asb_wire_put_text(&o, "exec_error", st->exec_error);
     sup_send_msg(ctl, st->spec->nonce, "exit", &o);
 }
 

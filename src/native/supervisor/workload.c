@@ -415,6 +415,8 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     spec = &job;
     int e = sup_exec_in_path(spec->argv, spec->env);
     char msg[512];
-    snprintf(msg, sizeof(msg), "exec %s: %s", spec->argv[0], strerror(e));
+    /* A long path is cut, not the reason (the cut may split a character: the report sends it
+     * as '?', see asb_wire_put_text). */
+    snprintf(msg, sizeof(msg), "exec %.400s: %s", spec->argv[0], strerror(e));
     fail(att, "exec-error:", msg, 127);
 }
