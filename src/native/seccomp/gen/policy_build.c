@@ -428,8 +428,12 @@ int asb_gen_policy_build(const gen_policy_t *p, scmp_filter_ctx *out, char *why,
         return fail(why, why_len, -ENOMEM, "seccomp_init failed");
 
     int rc = 0;
-    /* Always x86_64, whatever the build host, and nothing else: libseccomp then kills on any other
-     * audit arch (i386) and on x86_64 calls with __X32_SYSCALL_BIT set (x32). */
+    /* Always x86_64, whatever the build host, and nothing else: libseccomp then refuses any other
+     * audit arch (i386) and x86_64 calls with __X32_SYSCALL_BIT set (x32), with ENOSYS as a
+     * kernel without those ABIs would. Not a kill: the kernel writes every seccomp kill to its
+     * log, under the rate limit it shares with all audit records, and a run killing forked
+     * children in a loop (4,092 in 6 s) kept other sandboxes' and the host's denials out of it
+     * (red-team finding, session 8). A refused call is not logged. */
     uint32_t native = seccomp_arch_native();
     if (native != SCMP_ARCH_X86_64) {
         rc = seccomp_arch_add(ctx, SCMP_ARCH_X86_64);
@@ -440,7 +444,7 @@ int asb_gen_policy_build(const gen_policy_t *p, scmp_filter_ctx *out, char *why,
             goto out;
         }
     }
-    rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS));
     if (rc < 0) {
         fail(why, why_len, rc, "bad-arch action: %s", strerror(-rc));
         goto out;
@@ -501,7 +505,7 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
 
     fprintf(f, "%s%s: %s\n", prefix, p->name, p->title);
     fprintf(f,
-            "%s  arch x86_64 only (any other arch, and x32: KILL_PROCESS); default ERRNO(EPERM)\n",
+            "%s  arch x86_64 only (any other arch, and x32: ERRNO(ENOSYS)); default ERRNO(EPERM)\n",
             prefix);
     fprintf(f, "%s  allowed (%d):\n", prefix, n);
     print_wrapped(f, prefix, allow, (size_t)n, nrs);
