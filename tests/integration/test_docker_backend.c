@@ -218,7 +218,7 @@ static void test_shares_and_supervisor_signal(void **state)
         assert_string_equal(r.attestation.domainname, "(none)");
         assert_int_equal(r.exit_code, 0);
         char *out = strndup(r.out.data ? (const char *)r.out.data : "", r.out.len);
-        assert_non_null(strstr(out, "1024 0 65536 1000\n"));
+        assert_non_null(strstr(out, "128 0 65536 1000\n"));
         assert_non_null(strstr(out, "mlock -1\n")); /* 1 MiB over RLIMIT_MEMLOCK */
         assert_non_null(strstr(out, "after\n"));
         free(out);
