@@ -75,6 +75,10 @@ int asb_humaneval_parse(char *text, asb_bench_suite_t *s, asb_error_t *err)
             rc = asb_err(err, -E2BIG, "more than %d problems", ASB_BENCH_MAX_TASKS);
             break;
         }
+        char where[48];
+        snprintf(where, sizeof(where), "line %zu", line);
+        if ((rc = asb_bench_json_bounded(l, strlen(l), where, err)) < 0)
+            break;
         json_error_t je;
         json_t *o = json_loads(l, JSON_REJECT_DUPLICATES, &je);
         if (!json_is_object(o)) {

@@ -78,6 +78,9 @@ static int load_samples(const asb_bench_suite_t *suite, char *text, asb_bench_su
             continue;
         char where[48];
         snprintf(where, sizeof(where), "line %zu", line);
+        int brc = asb_bench_json_bounded(l, strlen(l), where, err);
+        if (brc < 0)
+            return brc;
         json_error_t je;
         /* NUL bytes allowed: a completion that holds one is graded (and fails as the invalid
          * source it is); lengths are used throughout, never strlen. */
@@ -125,6 +128,9 @@ static int load_samples(const asb_bench_suite_t *suite, char *text, asb_bench_su
 static int load_json(const asb_bench_suite_t *suite, const char *text, size_t len,
                      asb_bench_submission_t *sub, asb_error_t *err)
 {
+    int brc = asb_bench_json_bounded(text, len, "$", err);
+    if (brc < 0)
+        return brc;
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!json_is_object(root)) {
@@ -230,13 +236,45 @@ static int read_fd(int fd, char **out, size_t *len, asb_error_t *err, const char
     return 0;
 }
 
-static int load_task_dir(int root, const char *id, asb_bench_files_t *set, bool *found,
-                         asb_error_t *err)
+/* Another task's directory below this one (tasks "a" and "a/b"): `id`/`name` begins some id. */
+static bool holds_other_task(const asb_bench_suite_t *suite, const char *id, const char *name)
+{
+    size_t li = strlen(id), ln = strlen(name);
+    for (size_t i = 0; i < suite->n_tasks; i++) {
+        const char *t = suite->tasks[i].id;
+        if (strncmp(t, id, li) == 0 && t[li] == '/' && strncmp(t + li + 1, name, ln) == 0 &&
+            (t[li + 1 + ln] == '/' || t[li + 1 + ln] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISLNK(m)                 ? "a symlink"
+           : S_ISFIFO(m)              ? "a FIFO"
+           : S_ISSOCK(m)              ? "a socket"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device node"
+                                      : "not a regular file";
+}
+
+/* The files directly in DIR/<id>/. Each entry's type is checked before it is opened (a device
+ * node of an unpacked tarball is never opened: QA finding), and again on what was opened. All
+ * files of the submission together are at most SUBMISSION_MAX_BYTES: one small file hard-linked
+ * under every task cost 2.7 GB of memory (QA finding). */
+static int load_task_dir(const asb_bench_suite_t *suite, int root, const char *id,
+                         asb_bench_files_t *set, bool *found, size_t *total, asb_error_t *err)
 {
     *found = false;
     int dfd = open_beneath(root, id, O_RDONLY | O_DIRECTORY);
-    if (dfd < 0)
-        return errno == ENOENT ? 0 : asb_err_sys(err, errno, "%s", id);
+    if (dfd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return asb_err_sys(err, errno, "%s%s", id,
+                           errno == ENOTDIR || errno == ELOOP || errno == EXDEV
+                               ? " (must be a real directory: no symlink on the way)"
+                               : "");
+    }
     *found = true;
     DIR *d = fdopendir(dfd);
     if (!d) {
@@ -249,19 +287,32 @@ static int load_task_dir(int root, const char *id, asb_bench_files_t *set, bool 
     while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
-        int fd = open_beneath(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK);
         struct stat st;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = asb_err_sys(err, errno, "%s/%s", id, de->d_name);
+            break;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if (holds_other_task(suite, id, de->d_name))
+                continue; /* nested task ids (HumanEval/0) live below */
+            rc = asb_err(err, -EISDIR, "%s/%s: a directory (only the task's files belong here)", id,
+                         de->d_name);
+            break;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            rc = asb_err(err, -EINVAL, "%s/%s: %s", id, de->d_name, kind_of(st.st_mode));
+            break;
+        }
+        int fd = open_beneath(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK);
+        struct stat fst;
         if (fd < 0) {
             rc = asb_err_sys(err, errno, "%s/%s", id, de->d_name);
             break;
         }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-            if (S_ISDIR(st.st_mode)) { /* nested task ids (HumanEval/0) live below */
-                close(fd);
-                continue;
-            }
+        if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode) || fst.st_dev != st.st_dev ||
+            fst.st_ino != st.st_ino) {
             close(fd);
-            rc = asb_err(err, -EINVAL, "%s/%s: not a regular file", id, de->d_name);
+            rc = asb_err(err, -EINVAL, "%s/%s: changed while it was read", id, de->d_name);
             break;
         }
         char *content = NULL;
@@ -270,12 +321,17 @@ static int load_task_dir(int root, const char *id, asb_bench_files_t *set, bool 
         snprintf(what, sizeof(what), "%s/%s", id, de->d_name);
         rc = read_fd(fd, &content, &len, err, what);
         close(fd);
+        if (rc == 0 && len > SUBMISSION_MAX_BYTES - *total)
+            rc =
+                asb_err(err, -EFBIG, "%s: the submission's files are larger than %u bytes together",
+                        what, SUBMISSION_MAX_BYTES);
         if (rc == 0) {
+            *total += len;
             rc = asb_bench_files_add(set, de->d_name, content, len, err);
-            free(content);
             if (rc < 0)
                 asb_err_wrap(err, "%s", id);
         }
+        free(content);
     }
     if (rc == 0 && errno != 0 && !de)
         rc = asb_err_sys(err, errno, "readdir %s", id);
@@ -286,9 +342,11 @@ static int load_task_dir(int root, const char *id, asb_bench_files_t *set, bool 
 static int load_dir(const asb_bench_suite_t *suite, int root, asb_bench_submission_t *sub,
                     asb_error_t *err)
 {
+    size_t total = 0;
     for (size_t i = 0; i < suite->n_tasks; i++) {
         bool found;
-        int rc = load_task_dir(root, suite->tasks[i].id, &sub->per_task[i], &found, err);
+        int rc =
+            load_task_dir(suite, root, suite->tasks[i].id, &sub->per_task[i], &found, &total, err);
         if (rc < 0)
             return rc;
         if (found && sub->per_task[i].n)

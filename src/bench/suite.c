@@ -351,6 +351,9 @@ int asb_bench_suite_parse(const char *text, size_t len, asb_bench_suite_t *s, as
 {
     static const char *const keys[] = {"format", "name", "description", "tasks", NULL};
     memset(s, 0, sizeof(*s));
+    int brc = asb_bench_json_bounded(text, len, "$", err);
+    if (brc < 0)
+        return brc;
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {

@@ -186,3 +186,25 @@ char *asb_bench_next_line(char **cursor)
         p[l - 1] = '\0';
     return p;
 }
+
+int asb_bench_json_bounded(const char *text, size_t len, const char *where, asb_error_t *err)
+{
+    size_t values = 1;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++; /* the escaped character, whatever it is */
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if ((c == ',' || c == ':' || c == '[' || c == '{') &&
+                   ++values > ASB_BENCH_MAX_JSON_VALUES) {
+            return asb_err(err, -E2BIG, "%s: more than %u JSON values", where,
+                           ASB_BENCH_MAX_JSON_VALUES);
+        }
+    }
+    return 0;
+}

@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 
+/* About 100 MB of jansson values at most; a HumanEval problem is 6, a suite task about 15. */
+#define ASB_BENCH_MAX_JSON_VALUES (1u << 20)
+
 /* Read a whole regular file into a NUL-terminated malloc'd buffer, decompressing it when it is
  * gzip (detected by zlib from the magic bytes, whatever the name). Fails with -EFBIG past cap
  * bytes of (decompressed) text. */
@@ -14,5 +17,12 @@ int asb_bench_read_text(const char *path, size_t cap, char **text, size_t *len, 
 /* Iterate the lines of text in place: returns the next line (its '\n' replaced by NUL, a trailing
  * '\r' dropped) and advances *cursor, or NULL at the end. */
 char *asb_bench_next_line(char **cursor);
+
+/* At most ASB_BENCH_MAX_JSON_VALUES values in text[0..len), counted without parsing (a value can
+ * begin only at the start and after '[', '{', ',' or ':' outside strings), so that a document
+ * is refused before jansson builds it: jansson spends 50-100 bytes on each 2-byte element
+ * ("0,"), and a 255 MiB suite of zeros took 5.5 GB of memory and 42 s (QA finding). `where`
+ * names the input in the error. */
+int asb_bench_json_bounded(const char *text, size_t len, const char *where, asb_error_t *err);
 
 #endif

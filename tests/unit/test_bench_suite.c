@@ -314,7 +314,61 @@ static void test_submission_json_and_dir(void **state)
     snprintf(path, sizeof(path), "%s/t/one/leak.py", d);
     assert_int_equal(symlink("/etc/hostname", path), 0);
     assert_true(asb_bench_submission_load(&s, d, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "a symlink"));
+    unlink(path);
+    /* A FIFO is named for what it is, at once (its type is read before anything is opened). */
+    snprintf(path, sizeof(path), "%s/t/one/pipe", d);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10);
+    assert_true(asb_bench_submission_load(&s, d, &sub, &err) < 0);
+    alarm(0);
+    assert_non_null(strstr(err.message, "t/one/pipe: a FIFO"));
+    unlink(path);
+    /* A directory where a file belongs is an error, not a silent "no submission" (QA finding);
+     * one that holds another task's files would be skipped (nested ids). */
+    snprintf(path, sizeof(path), "%s/t/one/helper.py", d);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_true(asb_bench_submission_load(&s, d, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "t/one/helper.py: a directory"));
+    rmdir(path);
+    assert_int_equal(asb_bench_submission_load(&s, d, &sub, &err), 0);
+    asb_bench_submission_free(&sub);
     asb_bench_suite_free(&s);
+}
+
+/* Documents whose values would cost jansson far more than their text are refused before parsing
+ * (QA finding: "0," takes 2 bytes of text and 50-100 of memory); strings do not count. */
+static void test_json_value_budget(void **state)
+{
+    (void)state;
+    size_t n = ASB_BENCH_MAX_JSON_VALUES + 8;
+    char *big = malloc(2 * n + 16);
+    assert_non_null(big);
+    size_t k = (size_t)sprintf(big, "{\"x\":[");
+    for (size_t i = 0; i < n; i++) {
+        big[k++] = '0';
+        big[k++] = ',';
+    }
+    big[k - 1] = ']';
+    big[k++] = '}';
+    big[k] = '\0';
+    asb_error_t err;
+    assert_true(asb_bench_json_bounded(big, k, "$", &err) < 0);
+    assert_non_null(strstr(err.message, "$: more than"));
+    asb_bench_suite_t s;
+    assert_true(asb_bench_suite_parse(big, k, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "JSON values"));
+    /* The same characters inside a string (with escaped quotes) are text, not values. */
+    k = (size_t)sprintf(big, "{\"x\":\"\\\"");
+    for (size_t i = 0; i < n; i++) {
+        big[k++] = ',';
+        big[k++] = '[';
+    }
+    k += (size_t)sprintf(big + k, "\"}");
+    assert_int_equal(asb_bench_json_bounded(big, k, "$", &err), 0);
+    free(big);
+    const char *ok = "{\"a\":[1,2,{\"b\":\"c,d\"}]}";
+    assert_int_equal(asb_bench_json_bounded(ok, strlen(ok), "$", &err), 0);
 }
 
 static void test_aggregate_counts_scored_only(void **state)
@@ -412,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_humaneval_gzip_import),
         cmocka_unit_test(test_text_inputs_nul_and_fifo),
         cmocka_unit_test(test_submission_json_and_dir),
+        cmocka_unit_test(test_json_value_budget),
         cmocka_unit_test(test_aggregate_counts_scored_only),
         cmocka_unit_test(test_honesty_rules),
     };
