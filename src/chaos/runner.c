@@ -86,7 +86,7 @@ static void fail(asb_chaos_run_t *out, const char *what, const asb_error_t *err)
 }
 
 void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
-                       const char *attacks_dir, asb_chaos_run_t *out)
+                       const char *attacks_dir, const atomic_bool *cancel, asb_chaos_run_t *out)
 {
     double t0 = now_s();
     asb_chaos_obs_t o;
@@ -186,7 +186,7 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
         rc = asb_pool_new(&tmpl, 1, &pool, &run_err);
         if (rc == 0) {
             double until = now_s() + 10;
-            while (asb_pool_ready(pool) < 1 && now_s() < until)
+            while (asb_pool_ready(pool) < 1 && now_s() < until && !(cancel && atomic_load(cancel)))
                 usleep(1000);
             rc = asb_pool_run(pool, &cfg, &res, &run_err);
             if (rc == 0 && !res.prepared)
@@ -249,6 +249,7 @@ typedef struct pool {
     const asb_chaos_attack_t *const *attacks;
     const asb_chaos_target_t *targets;
     const char *dir;
+    const atomic_bool *cancel;
     asb_chaos_run_t *runs;
     size_t *order; /* indexes into runs, in the order to execute */
     size_t n;
@@ -263,7 +264,12 @@ static void *worker(void *arg)
         if (i >= p->n)
             return NULL;
         asb_chaos_run_t *r = &p->runs[p->order[i]];
-        asb_chaos_run_one(r->attack, &p->targets[r->target], p->dir, r);
+        if (p->cancel && atomic_load(p->cancel)) {
+            r->verdict = ASB_CHAOS_ERROR;
+            snprintf(r->evidence, sizeof(r->evidence), "not run: interrupted");
+            continue;
+        }
+        asb_chaos_run_one(r->attack, &p->targets[r->target], p->dir, p->cancel, r);
     }
 }
 
@@ -310,6 +316,7 @@ int asb_chaos_matrix(const asb_chaos_attack_t *const *attacks, size_t n_attacks,
     pool_t p = {.attacks = attacks,
                 .targets = targets,
                 .dir = opts->attacks_dir,
+                .cancel = opts->cancel,
                 .runs = runs,
                 .order = order};
     for (size_t i = 0; i < n; i++)

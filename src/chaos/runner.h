@@ -7,6 +7,7 @@
 #include "chaos/attacks.h"
 #include "chaos/judge.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 /* A matrix column: a profile on a backend. "hardened" = native; "docker-hardened" = the docker
@@ -39,13 +40,17 @@ typedef struct asb_chaos_opts {
     const char *attacks_dir;
     int jobs;
     int repeat;
+    /* Optional: once set, no further run starts and a pooled run stops waiting for its sandbox;
+     * runs in progress still remove what they planted. Runs never started keep verdict
+     * ASB_CHAOS_ERROR with "not run: interrupted". */
+    const atomic_bool *cancel;
 } asb_chaos_opts_t;
 
 /* The attack programs: $ASB_ATTACKS_DIR, else the source tree's, else the installed ones. */
 int asb_chaos_attacks_dir(char *out, size_t n, asb_error_t *err);
 
 void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
-                       const char *attacks_dir, asb_chaos_run_t *out);
+                       const char *attacks_dir, const atomic_bool *cancel, asb_chaos_run_t *out);
 
 /* Run every attack x target x repetition. *runs (malloc'd, free with asb_chaos_runs_free) is in
  * matrix order: repetition, attack, target. */

@@ -4,6 +4,10 @@
 
 #include "agent_sandbox.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #define CLI_EXIT_USAGE 2
@@ -51,6 +55,22 @@ int cli_output_check(const char *flag, const char *path);
 int cli_output_write(const char *flag, const char *path, const void *data, size_t len);
 /* text and a newline. */
 int cli_output_write_line(const char *flag, const char *path, const char *text);
+
+/* TERM, INT and HUP while the CLI works (sigwatch.c): every child of ours and every container
+ * of ours is killed. Without `cancel` the process then ends as the signal would have; with it,
+ * *cancel is set, what we start is killed until cli_sigwatch_stop, and a second signal ends the
+ * process at once. Start returns false when no watch could be set up (the signals then keep
+ * their defaults); stop returns the signal caught, or 0. */
+typedef struct cli_sigwatch {
+    sigset_t set, old;
+    int sigfd, stopfd;
+    pthread_t thread;
+    bool active;
+    atomic_bool *cancel;
+    atomic_int caught;
+} cli_sigwatch_t;
+bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel);
+int cli_sigwatch_stop(cli_sigwatch_t *w);
 
 /* Read a whole file (size-capped) into a malloc'd buffer. */
 int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len);

@@ -58,7 +58,10 @@ static int ensure_secret(int argc, char **argv)
     return -1;
 }
 
-static int split(const char *list, char ***out, size_t *n)
+/* "a,b,c" into names (in place in one copy, v[0] owns it). An empty name (",a", "a,,b", "a,")
+ * or one given twice is refused, as latency and bench refuse them: a matrix that silently ran
+ * an attack twice, or accepted a stray comma, was not what was asked (QA finding). */
+static int split(const char *flag, const char *list, char ***out, size_t *n)
 {
     char *copy = strdup(list);
     size_t cap = 1;
@@ -68,16 +71,39 @@ static int split(const char *list, char ***out, size_t *n)
     if (!copy || !v) {
         free(copy);
         free(v);
+        cli_error("%s: out of memory", flag);
         return -1;
     }
     *n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        v[(*n)++] = tok;
+    for (char *tok = copy;;) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = '\0';
+        if (*tok == '\0' && (comma || *n > 0)) {
+            cli_error("%s: an empty name in '%s'", flag, list);
+            goto bad;
+        }
+        for (size_t k = 0; k < *n; k++)
+            if (strcmp(v[k], tok) == 0) {
+                cli_error("%s: '%s' given twice", flag, tok);
+                goto bad;
+            }
+        if (*tok)
+            v[(*n)++] = tok;
+        if (!comma)
+            break;
+        tok = comma + 1;
+    }
     if (*n == 0)
         free(copy); /* v[0] holds it otherwise, and the caller frees v[0] */
     *out = v;
     return 0;
+bad:
+    free(copy);
+    free(v);
+    *n = 0;
+    *out = NULL;
+    return -1;
 }
 
 int cli_chaos(int argc, char **argv)
@@ -155,7 +181,7 @@ int cli_chaos(int argc, char **argv)
     if (!attacks)
         goto out;
     if (attack_list) {
-        if (split(attack_list, &names, &n_names) < 0)
+        if (split("--attacks", attack_list, &names, &n_names) < 0)
             goto out;
         if (n_names == 0) {
             /* An empty matrix would print "0/0 succeeded", which reads like a clean result. */
@@ -174,7 +200,9 @@ int cli_chaos(int argc, char **argv)
         for (size_t i = 0; i < n_all; i++)
             attacks[n_attacks++] = &all[i];
     }
-    if (split(profiles, &pnames, &n_p) < 0 || n_p == 0 || n_p > MAX_TARGETS) {
+    if (split("--profiles", profiles, &pnames, &n_p) < 0)
+        goto out;
+    if (n_p == 0 || n_p > MAX_TARGETS) {
         cli_error("--profiles: give 1 to %d names", MAX_TARGETS);
         goto out;
     }
@@ -189,11 +217,26 @@ int cli_chaos(int argc, char **argv)
         rc = CLI_EXIT_INTERNAL;
         goto out;
     }
-    asb_chaos_opts_t opts = {.attacks_dir = dir, .jobs = (int)jobs, .repeat = (int)repeat};
+    atomic_bool cancel;
+    atomic_init(&cancel, false);
+    asb_chaos_opts_t opts = {
+        .attacks_dir = dir, .jobs = (int)jobs, .repeat = (int)repeat, .cancel = &cancel};
     double wall = 0;
     rc = CLI_EXIT_INTERNAL;
-    if (asb_chaos_matrix(attacks, n_attacks, targets, n_p, &opts, &runs, &n_runs, &wall, &err) <
-        0) {
+    /* Interrupted (^C, timeout(1), TERM): the runs in progress are killed and remove what they
+     * planted on the host; no report of a partial matrix. */
+    cli_sigwatch_t watch;
+    cli_sigwatch_start(&watch, &cancel);
+    int mrc =
+        asb_chaos_matrix(attacks, n_attacks, targets, n_p, &opts, &runs, &n_runs, &wall, &err);
+    int sig = cli_sigwatch_stop(&watch);
+    if (sig > 0) {
+        cli_error("chaos: interrupted by signal %d; what the runs planted on the host is removed",
+                  sig);
+        rc = 128 + sig;
+        goto out;
+    }
+    if (mrc < 0) {
         cli_error("chaos: %s", err.message);
         goto out;
     }

@@ -2,21 +2,14 @@
 #include "cli/cli.h"
 #include "core/limits.h"
 #include "core/plan.h"
-#include "docker/docker.h"
-#include "core/owner.h"
 #include "io/file_in.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -300,72 +293,6 @@ static const char *print_human(const asb_result_t *r, int *lost_errno)
     return lost;
 }
 
-/* A signal that would end us mid-run (timeout(1), ^C, a closed terminal) must not leave the run
- * behind. A docker run's container is the engine's, not a child of ours (red-team finding); a
- * subprocess run's program died with us but what it forked lived on as root, past its timeout
- * (QA finding). While a run is in progress, TERM, INT and HUP are taken by this thread, which
- * kills the process group of each child of ours (a subprocess run's program leads its own; a
- * native run's supervisor takes its pid namespace with it), removes our containers and our
- * subprocess temp directories, and then ends the process as the signal would have. A cgroup
- * left by a native run goes with the next run or `cleanup`. */
-typedef struct sig_watch {
-    sigset_t set;
-    int sigfd;  /* the watched signals, blocked in every thread */
-    int stopfd; /* an eventfd: the run is over, stop watching */
-} sig_watch_t;
-
-static void kill_children(void)
-{
-    DIR *tasks = opendir("/proc/self/task");
-    struct dirent *t;
-    while (tasks && (t = readdir(tasks))) {
-        if (t->d_name[0] == '.')
-            continue;
-        char path[300];
-        snprintf(path, sizeof(path), "/proc/self/task/%s/children", t->d_name);
-        FILE *f = fopen(path, "re");
-        long pid;
-        while (f && fscanf(f, "%ld", &pid) == 1) {
-            kill(-(pid_t)pid, SIGKILL); /* its process group, when it leads one */
-            kill((pid_t)pid, SIGKILL);
-        }
-        if (f)
-            fclose(f);
-    }
-    if (tasks)
-        closedir(tasks);
-}
-
-/* Waits for a watched signal or for the end of the run, whichever comes first: the end wakes it
- * at once (it polled with a 100 ms tick, and every `run` waited up to that long for it at the
- * end: 103 ms for /bin/true in `make bench`, found in session 6). */
-static void *watch_signals(void *arg)
-{
-    sig_watch_t *w = arg;
-    for (;;) {
-        struct pollfd p[2] = {{.fd = w->sigfd, .events = POLLIN},
-                              {.fd = w->stopfd, .events = POLLIN}};
-        if (poll(p, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            return NULL;
-        }
-        if (p[1].revents)
-            return NULL;
-        struct signalfd_siginfo si;
-        int sig = read(w->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
-        if (sig > 0) {
-            kill_children();
-            asb_error_t e;
-            asb_docker_remove_own(&e);
-            usleep(100 * 1000); /* the killed programs let go of their directories */
-            asb_cleanup_own_temp_dirs();
-            _exit(128 + sig);
-        }
-    }
-    return NULL;
-}
-
 int cli_run(int argc, char **argv)
 {
     run_args_t a;
@@ -381,43 +308,10 @@ int cli_run(int argc, char **argv)
                         "with your privileges; it is not a sandbox\n");
     asb_result_t res;
     asb_error_t err;
-    sig_watch_t watch;
-    sigset_t old;
-    pthread_t watcher;
-    bool watching = true;
-    if (watching) {
-        /* Only signals that would end us: one the caller ignores (nohup, a background job's
-         * SIGINT) must stay ignored, and a blocked ignored signal would be queued for us. */
-        sigemptyset(&watch.set);
-        static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-        for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
-            struct sigaction sa;
-            if (sigaction(sigs[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-                sigaddset(&watch.set, sigs[k]);
-        }
-        pthread_sigmask(SIG_BLOCK, &watch.set, &old);
-        watch.sigfd = signalfd(-1, &watch.set, SFD_CLOEXEC);
-        watch.stopfd = eventfd(0, EFD_CLOEXEC);
-        watching = watch.sigfd >= 0 && watch.stopfd >= 0 &&
-                   pthread_create(&watcher, NULL, watch_signals, &watch) == 0;
-        if (!watching) {
-            if (watch.sigfd >= 0)
-                close(watch.sigfd);
-            if (watch.stopfd >= 0)
-                close(watch.stopfd);
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
-        }
-    }
+    cli_sigwatch_t watch;
+    cli_sigwatch_start(&watch, NULL);
     int r = asb_run(&a.cfg, &res, &err);
-    if (watching) {
-        uint64_t one = 1;
-        if (write(watch.stopfd, &one, sizeof(one)) != (ssize_t)sizeof(one))
-            pthread_cancel(watcher); /* cannot happen on an eventfd; never wait forever */
-        pthread_join(watcher, NULL);
-        close(watch.sigfd);
-        close(watch.stopfd);
-        pthread_sigmask(SIG_SETMASK, &old, NULL); /* a signal that came after: its default */
-    }
+    cli_sigwatch_stop(&watch);
     /* A reader that went away (`| head`) is lost output, reported as such (exit 125), not a
      * SIGPIPE that ends us without a status line (review finding). */
     signal(SIGPIPE, SIG_IGN);

@@ -149,6 +149,26 @@ print("watcher evasions: %d/%d verdicts as expected" % (len(want) - len(bad), le
 sys.exit(1 if bad else 0)
 PY
 if pgrep -f 'sleep 37.25' >/dev/null; then echo "FAIL: the evading daemon survived the harness"; exit 1; fi
+# Interrupted mid-matrix (TERM, as timeout(1) sends): the runs in progress remove what they
+# planted, and the CLI ends as the signal would have (QA finding: canaries stayed in /root and
+# /tmp, and no cleanup knew them). Killed only once something is planted, so the test interrupts
+# real work.
+"$CLI" chaos --profiles baseline,hardened,pool-hardened --jobs 4 >/dev/null 2>"$out/int.err" &
+cpid=$!
+for _ in $(seq 100); do
+    ls /root/.asb-chaos-* >/dev/null 2>&1 && break
+    sleep 0.1
+done
+planted=$(ls -d /root/.asb-chaos-* 2>/dev/null | wc -l)
+kill -TERM "$cpid"
+rc=0
+wait "$cpid" || rc=$?
+if [ "$planted" -eq 0 ]; then echo "FAIL: interrupt: nothing was planted within 10 s"; exit 1; fi
+if [ "$rc" -ne 143 ] || ! grep -q "interrupted by signal 15" "$out/int.err"; then
+    echo "FAIL: interrupt: exit $rc, stderr: $(cat "$out/int.err")"
+    exit 1
+fi
+echo "interrupted with $planted run(s) planted: exit 143"
 # Nothing planted may be left behind on the host.
 left=$(ls -d /tmp/asb-chaos-[0-9a-f]* /root/.asb-chaos-* /asb-chaos-* /etc/asb-chaos-* 2>/dev/null | grep -v "$out" || true)
 if [ -n "$left" ]; then echo "FAIL: leftovers: $left"; exit 1; fi

@@ -94,6 +94,13 @@ fi
 # ---- usage errors: exit 2 and a clear message ----
 expect_usage "unknown command" "$CLI" frobnicate
 expect_usage "chaos with an empty attack list" "$CLI" chaos --attacks ','
+# A stray comma or a name given twice is refused, as latency and bench refuse them (QA finding:
+# the matrix ran an attack twice, or took 'a,' as 'a').
+expect_usage "chaos with an attack given twice" "$CLI" chaos --attacks tcp_egress,tcp_egress
+grep -q "'tcp_egress' given twice" "$TMP/err" && pass "chaos names the repeated attack" ||
+    fail "chaos repeated attack: $(cat "$TMP/err")"
+expect_usage "chaos with a trailing comma" "$CLI" chaos --attacks tcp_egress,
+expect_usage "chaos with a profile given twice" "$CLI" chaos --attacks tcp_egress --profiles hardened,hardened
 expect_usage "--file-in of a missing file" "$CLI" run --file-in /nonexistent/x --code pass
 expect_usage "--file-in named like the docker stdin file" "$CLI" run --file-in /etc/hostname:.asb-stdin --code pass
 expect_usage "image build with an empty name" "$CLI" image build --name ''
