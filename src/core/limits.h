@@ -56,6 +56,11 @@
 /* Host-side backstop: the supervisor enforces the deadline; the host kills the whole cgroup if the
  * supervisor has not finished this long after it. TERM, then KILL after the grace. */
 #define ASB_BACKSTOP_SLACK_S 1.0
+/* The supervisor starts the program's clock only after it has copied the files in (into tmpfs,
+ * ~1.5 GB/s here); the host's clock starts when it sends the job. So the backstop also allows
+ * the copy at this floor rate: hundreds of MiB in under load could otherwise take the slack, and
+ * a program inside its limit would be reported as timed out (review finding). */
+#define ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S (64.0 * ASB_MIB)
 #define ASB_BACKSTOP_GRACE_S 2.0
 
 /* Paired latency statistics (src/stats). */

@@ -65,6 +65,7 @@ struct native_run {
     int sup_fd, spec_fd, stdin_fd, ctl[2], out[2], err[2], sync[2];
     int *file_fds;
     size_t n_file_fds;
+    uint64_t files_in_bytes; /* what the supervisor copies before the program's clock starts */
     char **file_names;
     pid_t pid;
     int pidfd;
@@ -198,6 +199,7 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
             return rc;
         r->file_fds[r->n_file_fds] = fd;
         r->file_names[r->n_file_fds++] = plan->files_in[i].name;
+        r->files_in_bytes += size;
     }
     if (plan->code) {
         int fd = memfd_with("code", plan->code, plan->code_len, err);
@@ -205,6 +207,7 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
             return fd;
         r->file_fds[r->n_file_fds] = fd;
         r->file_names[r->n_file_fds++] = ASB_CODE_FILE;
+        r->files_in_bytes += plan->code_len;
     }
     return 0;
 }
@@ -489,7 +492,8 @@ static void event_loop(native_run_t *r)
                               {.fd = r->pidfd, .events = POLLIN}};
         double t = now_s();
         if (r->released && run_deadline == 0)
-            run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S;
+            run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S +
+                           (double)r->files_in_bytes / ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S;
         double deadline = kill_at != 0 ? kill_at : (r->released ? run_deadline : setup_deadline);
         if (t >= deadline) {
             if (kill_at == 0) {
