@@ -223,7 +223,10 @@ static int run_phase(const asb_bench_lane_t *lane, const asb_bench_task_t *task,
         cfg.files_in = io->fin;
         cfg.n_files_in = cand->n;
         cfg.limits.timeout_s = task->timeout_s;
-        cfg.limits.memory_bytes = task->memory_bytes;
+        /* The subprocess lane enforces no memory limit, and the library refuses to be asked
+         * for one it would not enforce: the task's limit applies in the sandboxed lanes. */
+        if (strcmp(lane->sandbox, "subprocess") != 0)
+            cfg.limits.memory_bytes = task->memory_bytes;
         if (stdin_data) {
             cfg.stdin_data = stdin_data;
             cfg.stdin_len = strlen(stdin_data);

@@ -490,6 +490,23 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     plan->stdin_data = cfg->stdin_data;
     plan->stdin_len = cfg->stdin_len;
 
+    /* subprocess enforces the wall clock, the output caps and the file sizes in and out, nothing
+     * else: a limit it was asked for would be recorded as enforced and not hold (QA finding: a
+     * 200 MB allocation "completed" under --memory 64). Refused, never claimed. */
+    if (!prof->sandboxed) {
+        const asb_limits_t *q = &cfg->limits;
+        const char *which = q->memory_bytes  ? "memory"
+                            : q->pids        ? "pids"
+                            : q->cpus > 0    ? "cpus"
+                            : q->fsize_bytes ? "file size (RLIMIT_FSIZE)"
+                            : q->nofile      ? "open files (RLIMIT_NOFILE)"
+                                             : NULL;
+        if (which)
+            return asb_err(err, -EINVAL,
+                           "profile subprocess enforces no %s limit (it runs on the host, it is "
+                           "not a sandbox): use baseline or hardened for one",
+                           which);
+    }
     plan->requested = cfg->limits;
     if ((rc = resolve_limits(&cfg->limits, &prof->defaults, &plan->limits, err)) < 0)
         return rc;
