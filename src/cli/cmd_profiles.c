@@ -15,6 +15,16 @@ static void usage(FILE *f)
                "equivalent `docker run` argv per profile, without contacting any daemon.\n");
 }
 
+/* ", name N unit", or ", name no limit" for 0 (the profile sets none: the caller's own, or the
+ * kernel's, applies). */
+static void print_limit(const char *name, long long v, long long div, const char *unit)
+{
+    if (v > 0)
+        printf(", %s %lld%s", name, v / div, unit);
+    else
+        printf(", %s no limit", name);
+}
+
 static void print_human(json_t *o)
 {
     json_t *h = json_object_get(o, "host");
@@ -42,12 +52,19 @@ static void print_human(json_t *o)
             free(wanted);
         }
         json_t *l = json_object_get(p, "default_limits");
-        printf("  limits: timeout %.0fs, memory %lld MiB, pids %lld, cpus %g, output %lld "
-               "B/stream\n\n",
-               json_real_value(json_object_get(l, "timeout_s")),
-               json_integer_value(json_object_get(l, "memory_bytes")) / 1048576,
-               json_integer_value(json_object_get(l, "pids")),
-               json_real_value(json_object_get(l, "cpus")),
+        printf("  limits: timeout %gs", json_real_value(json_object_get(l, "timeout_s")));
+        print_limit("memory", json_integer_value(json_object_get(l, "memory_bytes")), 1048576,
+                    " MiB");
+        print_limit("pids", json_integer_value(json_object_get(l, "pids")), 1, "");
+        double cpus = json_real_value(json_object_get(l, "cpus"));
+        if (cpus > 0)
+            printf(", cpus %g", cpus);
+        else
+            printf(", cpus no limit");
+        print_limit("file size", json_integer_value(json_object_get(l, "fsize_bytes")), 1048576,
+                    " MiB");
+        print_limit("open files", json_integer_value(json_object_get(l, "nofile")), 1, "");
+        printf(", output %lld B/stream\n\n",
                json_integer_value(json_object_get(l, "output_bytes")));
     }
 }

@@ -19,7 +19,7 @@
 typedef struct host_facts {
     char kernel[128];
     int landlock_abi;
-    bool userns, seccomp, openat2, timens;
+    bool userns, seccomp, openat2, timens, memfd_noexec;
     asb_cgroup_host_t cg;
     bool cg_ok;
     char cg_error[512];
@@ -51,6 +51,7 @@ static void probe(host_facts_t *h)
                 access("/proc/self/ns/user", F_OK) == 0;
     h->seccomp = access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
     h->timens = access("/proc/self/ns/time", F_OK) == 0; /* every native sandbox gets one */
+    h->memfd_noexec = access("/proc/sys/vm/memfd_noexec", F_OK) == 0; /* Linux 6.3+ */
     /* openat2 with a NULL how fails with EFAULT when it exists. */
     h->openat2 = !(syscall(SYS_openat2, AT_FDCWD, ".", NULL, 0) < 0 && errno == ENOSYS);
     asb_error_t err;
@@ -103,11 +104,21 @@ static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
                                     : (strcmp(ns[i].name, "network_namespace") == 0
                                            ? "host network (by design)"
                                            : "not used")));
-        json_array_append_new(c, control("root",
-                                         json_string(p->root == ASB_ROOT_ALLOWLIST_RO
-                                                         ? "allowlisted system paths, read-only"
-                                                         : "tmpfs root, system paths read-only"),
-                                         true, "pivot_root"));
+        json_array_append_new(
+            c, control("time_namespace", json_true(), h->timens,
+                       h->timens ? "available" : "absent (Linux 5.6+, CONFIG_TIME_NS)"));
+        json_array_append_new(
+            c, control("root",
+                       json_string(p->root == ASB_ROOT_ALLOWLIST_RO
+                                       ? "allowlisted system paths, read-only"
+                                       : "tmpfs root; /usr an overlay writable inside, nothing "
+                                         "reaches the host"),
+                       true, "pivot_root"));
+        snprintf(note, sizeof(note), "tmpfs %llu MiB%s; /tmp tmpfs %llu MiB%s",
+                 (unsigned long long)(p->workspace_bytes / ASB_MIB),
+                 p->workspace_noexec ? ", nothing written there runs" : "",
+                 (unsigned long long)(p->tmp_bytes / ASB_MIB), p->tmp_noexec ? ", noexec" : "");
+        json_array_append_new(c, control("workspace", json_string(note), true, "tmpfs"));
         json_array_append_new(c,
                               control("capabilities",
                                       json_string(p->caps == ASB_CAPS_NONE ? "none (all sets empty)"
@@ -118,12 +129,26 @@ static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
             c, control("seccomp", json_string(seccomp_policy_name(p->seccomp)), h->seccomp, note));
         json_array_append_new(
             c, control("no_new_privs", json_boolean(p->no_new_privs), true, "prctl"));
+        /* The scope (abstract unix sockets, signals) needs ABI 6, and the runs refuse without
+         * it (native_spec.c): the listing says so too. */
+        int need = p->landlock_scope ? 6 : p->landlock ? 1 : 0;
         if (h->landlock_abi)
-            snprintf(note, sizeof(note), "landlock: ABI %d", h->landlock_abi);
+            snprintf(note, sizeof(note), "landlock: ABI %d%s", h->landlock_abi,
+                     h->landlock_abi < need ? " (ABI 6 needed for the scope)" : "");
         else
             snprintf(note, sizeof(note), "landlock: not offered by this kernel");
-        json_array_append_new(c, control("landlock", json_boolean(p->landlock),
-                                         !p->landlock || h->landlock_abi > 0, note));
+        json_array_append_new(
+            c, control("landlock",
+                       json_string(p->landlock ? (p->landlock_scope ? "filesystem rules and scope"
+                                                                    : "filesystem rules (scoped on "
+                                                                      "ABI 6+)")
+                                               : (p->landlock_scope ? "scope only" : "none")),
+                       h->landlock_abi >= need, note));
+        if (p->memfd_noexec)
+            json_array_append_new(
+                c, control("memfd_noexec", json_integer(2), h->memfd_noexec,
+                           h->memfd_noexec ? "vm.memfd_noexec per pid namespace"
+                                           : "absent (Linux 6.3+): hardened runs are refused"));
         snprintf(note, sizeof(note), "cgroup: %s",
                  h->cg_ok ? asb_cgroup_version_name(h->cg.version) : h->cg_error);
         json_array_append_new(

@@ -220,6 +220,14 @@ for p in hardened baseline; do
         fail "$p: long exec error record: $(head -c 300 "$TMP/rec.json")"
     fi
 done
+# subprocess enforces no memory, pids, cpu, fsize or nofile limit: asked for one, it refuses
+# rather than record it as enforced (QA finding: 200 MB "completed" under --memory 64).
+for f in "--memory 64" "--pids 8" "--cpus 0.5"; do
+    # shellcheck disable=SC2086
+    expect_usage "subprocess with $f" "$CLI" run --profile subprocess $f --code pass
+done
+grep -q "enforces no cpus limit" "$TMP/err" && pass "subprocess names the limit it lacks" ||
+    fail "subprocess limit refusal: $(cat "$TMP/err")"
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
@@ -402,6 +410,40 @@ rc=0
 "$CLI" run --code 'import sys; sys.stderr.write("e" * 100)' </dev/null >/dev/null 2>&- || rc=$?
 [[ $rc == 125 ]] && pass "stderr closed: the program's stderr lost is exit 125" ||
     fail "stderr closed: exit $rc, want 125"
+# `profiles` says what the runs do (QA finding: it called baseline's writable /usr read-only
+# and its required Landlock scope "false"): each profile it calls runnable here runs, and the
+# descriptions match the behaviour checked here.
+"$CLI" profiles --json >"$TMP/prof.json"
+if $PY - "$TMP/prof.json" "$CLI" <<'PY'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+for p in d["profiles"]:
+    c = {x["control"]: x for x in p["controls"]}
+    r = subprocess.run([sys.argv[2], "run", "--profile", p["name"], "--", "/bin/sh", "-c",
+                        "touch /usr/.asb-probe 2>/dev/null && echo usr-writable; exit 0"],
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if p["runnable_here"] and r.returncode != 0:
+        bad.append(f"{p['name']}: runnable_here but the run ended {r.returncode}: {r.stderr[-200:]}")
+    if p["name"] == "baseline":
+        if "writable" not in c["root"]["wanted"] or "usr-writable" not in r.stdout:
+            bad.append(f"baseline root: {c['root']['wanted']!r}, run said {r.stdout!r}")
+        if c["landlock"]["wanted"] != "scope only":
+            bad.append(f"baseline landlock: {c['landlock']['wanted']!r}")
+    if p["name"] == "hardened" and ("usr-writable" in r.stdout or
+                                     not c["landlock"]["wanted"].startswith("filesystem rules")):
+        bad.append(f"hardened: root {c['root']['wanted']!r}, landlock {c['landlock']['wanted']!r}")
+    if p["name"] != "subprocess" and "time_namespace" not in c:
+        bad.append(f"{p['name']}: no time_namespace control")
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+then
+    pass "profiles describes what the runs do"
+else
+    fail "profiles describes what the runs do"
+fi
 # Every subcommand's report, not only run's (QA finding: these said 0 with the output gone).
 for sub in "profiles --json" "preflight --json" "cleanup" "chaos --list"; do
     rc=0
