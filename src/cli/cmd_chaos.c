@@ -253,11 +253,15 @@ int cli_chaos(int argc, char **argv)
         cli_error("chaos: %s", err.message);
         goto out;
     }
-    if (json)
+    /* `--out -` is the JSON on standard output, once; the matrix for people then goes to
+     * standard error (docs QA: with --json the record came out twice, without it after the
+     * matrix). */
+    bool out_is_stdout = out && strcmp(out, "-") == 0;
+    if (json || out_is_stdout)
         printf("%s\n", text);
-    else
-        asb_chaos_print(stdout, &m);
-    if (out && cli_output_write_line("--out", out, text) < 0)
+    if (!json)
+        asb_chaos_print(out_is_stdout ? stderr : stdout, &m);
+    if (out && !out_is_stdout && cli_output_write_line("--out", out, text) < 0)
         goto out;
     rc = asb_chaos_errors(&m) ? 1 : 0;
 out:

@@ -84,26 +84,27 @@ static void progress(void *ctx, size_t done, size_t rounds, size_t failed)
         fputc('\n', stderr);
 }
 
-static void print_table(const asb_latency_study_t *s)
+static void print_table(FILE *f, const asb_latency_study_t *s)
 {
     const asb_latency_host_t *h = &s->host;
-    printf("latency: %s -c '%.40s%s', %zu rounds (%zu complete), %zu warm-up, seed %llu\n",
-           s->argv[0], s->argv[2], strlen(s->argv[2]) > 40 ? "..." : "", s->rounds_done,
-           s->rounds_complete, s->warmup, (unsigned long long)s->seed);
-    printf("host: %s, Linux %s, %ld CPUs, load %.2f .. %.2f (max %.2f)\n\n", h->hostname, h->kernel,
-           h->cpus_online, h->load1_start, h->load1_end, h->load1_max);
-    printf("%-26s %9s %9s %9s %9s %7s\n", "wall time, ms", "median", "p90", "min", "max", "failed");
+    fprintf(f, "latency: %s -c '%.40s%s', %zu rounds (%zu complete), %zu warm-up, seed %llu\n",
+            s->argv[0], s->argv[2], strlen(s->argv[2]) > 40 ? "..." : "", s->rounds_done,
+            s->rounds_complete, s->warmup, (unsigned long long)s->seed);
+    fprintf(f, "host: %s, Linux %s, %ld CPUs, load %.2f .. %.2f (max %.2f)\n\n", h->hostname,
+            h->kernel, h->cpus_online, h->load1_start, h->load1_end, h->load1_max);
+    fprintf(f, "%-26s %9s %9s %9s %9s %7s\n", "wall time, ms", "median", "p90", "min", "max",
+            "failed");
     for (size_t a = 0; a < s->n_arms; a++) {
         char name[ASB_LATENCY_ARM_NAME_MAX + 8];
         snprintf(name, sizeof(name), "%s%s", s->arms[a].name, a == s->reference ? " (ref)" : "");
         const asb_describe_t *d = &s->wall[a];
-        printf("%-26s %9.2f %9.2f %9.2f %9.2f %7zu\n", name, d->median, d->p90, d->min, d->max,
-               s->failed_per_arm[a]);
+        fprintf(f, "%-26s %9.2f %9.2f %9.2f %9.2f %7zu\n", name, d->median, d->p90, d->min, d->max,
+                s->failed_per_arm[a]);
     }
-    printf("\n");
+    fprintf(f, "\n");
     for (size_t a = 0; a < s->n_arms; a++)
         if (a != s->reference)
-            printf("%s  (MDE %.2g ms)\n", s->verdict[a], s->pair[a].mde.wilcoxon);
+            fprintf(f, "%s  (MDE %.2g ms)\n", s->verdict[a], s->pair[a].mde.wilcoxon);
 }
 
 static void report_failures(const asb_latency_study_t *s)
@@ -170,11 +171,15 @@ int cli_latency(int argc, char **argv)
         cli_error("%s", err.message);
         goto out;
     }
+    /* The report for people goes where the JSON or the plot does not: with `--out -` standard
+     * output is the record alone (docs QA: the table and the JSON came out together). */
+    bool out_is_stdout = strcmp(opts.out, "-") == 0 || (opts.plot && strcmp(opts.plot, "-") == 0);
+    FILE *report = out_is_stdout ? stderr : stdout;
     int analyzed = asb_latency_study_analyze(&study, &err);
     if (analyzed < 0)
         cli_error("%s", err.message); /* the JSON still records every run */
     else
-        print_table(&study);
+        print_table(report, &study);
     report_failures(&study);
 
     if (!(json = asb_latency_json(&study)) ||
@@ -186,7 +191,8 @@ int cli_latency(int argc, char **argv)
     json_text[jlen] = '\n'; /* replaces the NUL; written with its length */
     if (cli_output_write("--out", opts.out, json_text, jlen + 1) < 0)
         goto out;
-    printf("\nwrote %s\n", opts.out);
+    if (strcmp(opts.out, "-") != 0)
+        fprintf(report, "\nwrote %s\n", opts.out);
     if (opts.plot && analyzed == 0) {
         if (asb_latency_svg(&study, &svg, &svg_len, &err) < 0) {
             cli_error("%s", err.message);
@@ -194,7 +200,8 @@ int cli_latency(int argc, char **argv)
         }
         if (cli_output_write("--plot", opts.plot, svg, svg_len) < 0)
             goto out;
-        printf("wrote %s\n", opts.plot);
+        if (strcmp(opts.plot, "-") != 0)
+            fprintf(report, "wrote %s\n", opts.plot);
     }
     rc = analyzed < 0 || study.runs_failed ? CLI_EXIT_RUNS_FAILED : 0;
 out:

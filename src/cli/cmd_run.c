@@ -312,9 +312,8 @@ int cli_run(int argc, char **argv)
     cli_sigwatch_start(&watch, NULL);
     int r = asb_run(&a.cfg, &res, &err);
     cli_sigwatch_stop(&watch);
-    /* A reader that went away (`| head`) is lost output, reported as such (exit 125), not a
-     * SIGPIPE that ends us without a status line (review finding). */
-    signal(SIGPIPE, SIG_IGN);
+    /* A reader that went away (`| head`) is lost output, reported as such (exit 125): SIGPIPE
+     * is ignored from main on (review finding). */
     bool lost = false;
     const char *lost_what = "standard output: the result record";
     int lost_errno = 0;

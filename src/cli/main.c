@@ -34,6 +34,11 @@ int main(int argc, char **argv)
      * subprocess run could not read its program's exit status (crash-QA finding: every
      * subprocess run of such a CLI was a sandbox_error). The CLI is ours to reset. */
     signal(SIGCHLD, SIG_DFL);
+    /* A reader that went away (`| head`, `| true`) is a report lost, exit 125 with a message
+     * below, not a silent death by SIGPIPE (141): bench and chaos died so (docs QA). Every
+     * program we start gets its signals back to their defaults first (supervisor, subprocess
+     * backend). */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

@@ -455,6 +455,31 @@ for sub in "profiles --json" "preflight --json" "cleanup" "chaos --list"; do
         fail "$sub to a full stdout: exit $rc, $(head -c 300 "$TMP/err")"
     fi
 done
+# `--out -`: standard output is the JSON record, once, and nothing else (docs QA: chaos --json
+# printed it twice, latency and chaos mixed it with the report for people).
+for cmd in "chaos --attacks kernel_version_leak --profiles hardened --json --out -" \
+    "chaos --attacks kernel_version_leak --profiles hardened --out -" \
+    "latency --rounds 3 --warmup 0 --profiles subprocess,hardened --out -"; do
+    # shellcheck disable=SC2086
+    "$CLI" $cmd </dev/null >"$TMP/o.json" 2>/dev/null || true
+    if $PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/o.json" 2>/dev/null; then
+        pass "$cmd: one JSON document on stdout"
+    else
+        fail "$cmd: stdout is not one JSON document: $(head -c 200 "$TMP/o.json")"
+    fi
+done
+# A reader that went away before the report: 125 with a message, not death by SIGPIPE (141).
+for sub in "chaos --list" "bench $SRC/examples/bench_suites/coding_starter.json --reference --sandbox subprocess"; do
+    rc=$($PY - "$CLI" $sub <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)  # no reader at all: the first write fails with EPIPE
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+print(p.returncode)
+PY
+)
+    [[ $rc == 125 ]] && pass "$sub to a closed pipe is exit 125" || fail "$sub to a closed pipe: exit $rc"
+done
 (ulimit -n 100 && "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err")
 rc=$?
 if [[ $rc == 125 ]] && grep -q "RLIMIT_NOFILE: the profile needs 256, the caller's hard limit is 100" "$TMP/err"; then
