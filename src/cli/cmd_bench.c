@@ -50,6 +50,8 @@ static int parse(int argc, char **argv, bench_args_t *a)
             exit(cli_help_done());
         }
         if (strcmp(arg, "--reference") == 0) {
+            if (cli_once(&seen, arg) < 0)
+                return -1;
             a->reference = true;
             continue;
         }

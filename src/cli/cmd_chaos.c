@@ -119,8 +119,12 @@ int cli_chaos(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--json")) {
+            if (cli_once(&seen, a) < 0)
+                return CLI_EXIT_USAGE;
             json = true;
         } else if (!strcmp(a, "--list")) {
+            if (cli_once(&seen, a) < 0)
+                return CLI_EXIT_USAGE;
             list = true;
         } else if (!strcmp(a, "--controls")) {
             /* the same choice as --profiles control: one or the other, once */

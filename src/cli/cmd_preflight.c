@@ -9,8 +9,11 @@
 int cli_preflight(int argc, char **argv)
 {
     bool as_json = false;
+    cli_seen_t seen = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
+            if (cli_once(&seen, argv[i]) < 0)
+                return CLI_EXIT_USAGE;
             as_json = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: agent-sandbox preflight [--json]\n\nChecks user namespaces, "

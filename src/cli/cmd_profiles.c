@@ -76,6 +76,8 @@ int cli_profiles(int argc, char **argv)
     cli_seen_t seen = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
+            if (cli_once(&seen, argv[i]) < 0)
+                return CLI_EXIT_USAGE;
             as_json = true;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             if (cli_once(&seen, argv[i]) < 0)

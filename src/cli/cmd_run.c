@@ -95,6 +95,8 @@ static int parse(int argc, char **argv, run_args_t *a)
             exit(cli_help_done());
         }
         if (strcmp(arg, "--json") == 0) {
+            if (cli_once(&seen, arg) < 0)
+                return -1;
             a->json = true;
             continue;
         }

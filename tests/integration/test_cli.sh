@@ -228,6 +228,12 @@ for f in "--memory 64" "--pids 8" "--cpus 0.5"; do
 done
 grep -q "enforces no cpus limit" "$TMP/err" && pass "subprocess names the limit it lacks" ||
     fail "subprocess limit refusal: $(cat "$TMP/err")"
+# A switch given twice is refused like any option given twice (SPEC; docs QA: they were taken).
+expect_usage "run --json twice" "$CLI" run --json --json --code pass
+expect_usage "profiles --json twice" "$CLI" profiles --json --json
+expect_usage "preflight --json twice" "$CLI" preflight --json --json
+expect_usage "chaos --list twice" "$CLI" chaos --list --list
+expect_usage "bench --reference twice" "$CLI" bench "$SRC/examples/bench_suites/coding_starter.json" --reference --reference
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
 expect_usage "bad --timeout" "$CLI" run --timeout abc --code pass
