@@ -217,10 +217,15 @@ json_t *asb_result_json(const asb_result_t *res)
         json_array_append_new(refused, json_pack("{s:s, s:s}", "name", res->files_refused[i].name,
                                                  "reason", res->files_refused[i].reason));
     json_object_set_new(o, "files_refused", refused);
+    /* What was enforced is said only of a run whose sandbox answered for it: a sandbox_error
+     * (refused before it started, or unverifiable) claims no limit (docs QA: refused runs showed
+     * the profile's limits as enforced). */
     json_object_set_new(o, "limits",
                         json_pack("{s:o, s:o}", "requested",
                                   asb_limits_json(&res->limits_requested), "enforced",
-                                  asb_limits_json(&res->limits_enforced)));
+                                  res->status == ASB_STATUS_SANDBOX_ERROR
+                                      ? json_null()
+                                      : asb_limits_json(&res->limits_enforced)));
     json_object_set_new(o, "weakened", weakened_json(res->weakened));
     json_object_set_new(o, "prepared", json_boolean(res->prepared));
     json_object_set_new(o, "attestation", attestation_json(&res->attestation));

@@ -47,19 +47,27 @@ int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
 
     asb_plan_t plan;
     int rc = asb_plan_build(cfg, &plan, err);
-    if (rc == 0)
-        rc = asb_check_caller_nofile(err);
     if (rc == 0) {
         asb_run_fill_header(res, &plan);
+        rc = asb_check_caller_nofile(err);
+    }
+    if (rc == 0) {
         if (strcmp(plan.backend, "subprocess") == 0)
             rc = asb_subprocess_run(&plan, res, err);
         else if (strcmp(plan.backend, "docker") == 0)
             rc = asb_docker_run(&plan, res, err);
         else
             rc = asb_native_run(&plan, res, err);
-    } else {
-        snprintf(res->profile, sizeof(res->profile), "%s",
-                 cfg && cfg->profile ? cfg->profile : "hardened");
+    } else if (!res->backend[0]) {
+        /* A config the plan refused: the record still names the backend it asked for. */
+        const char *prof = cfg && cfg->profile ? cfg->profile : "hardened";
+        snprintf(res->profile, sizeof(res->profile), "%s", prof);
+        snprintf(res->backend, sizeof(res->backend), "%s",
+                 strcmp(prof, "subprocess") == 0 ? "subprocess"
+                 : (cfg && cfg->backend && strcmp(cfg->backend, "docker") == 0) ||
+                         strncmp(prof, "docker-", 7) == 0
+                     ? "docker"
+                     : "native");
     }
     asb_plan_free(&plan);
     if (rc < 0) {

@@ -493,6 +493,14 @@ if [[ $rc == 125 ]] && grep -q "RLIMIT_NOFILE: the profile needs 256, the caller
 else
     fail "low caller RLIMIT_NOFILE: exit $rc, $(head -c 300 "$TMP/err")"
 fi
+# A refused run's record names its backend and claims no enforced limit (docs QA: backend ""
+# and the profile's limits as "enforced" for a run that never started).
+(ulimit -n 100 && "$CLI" run --json --code pass </dev/null >"$TMP/rec.json" 2>/dev/null)
+if $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["backend"] == "native" and d["status"] == "sandbox_error" and d["limits"]["enforced"] is None and d["limits"]["requested"] is not None else 1)' "$TMP/rec.json"; then
+    pass "a refused run: backend named, limits.enforced null"
+else
+    fail "refused run record: $(head -c 400 "$TMP/rec.json")"
+fi
 (ulimit -n 5 && "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err")
 rc=$?
 if [[ $rc == 125 ]] && grep -q "^agent-sandbox: error: " "$TMP/err" && ! grep -q "not found" "$TMP/err"; then
