@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -297,6 +298,15 @@ static int spawn(native_run_t *r, asb_error_t *err)
     int cgfd = r->cg_created ? asb_cgroup_dirfd_v2(&r->cg) : -1;
     if (cgfd >= 0)
         flags |= CLONE_INTO_CGROUP;
+    /* The child changes only its real ids (child.c), but setresuid and setresgid also set the fs
+     * ids to the effective ones: for a calling thread whose fs ids differ (setfsuid, setfsgid)
+     * they would change, and with them the dumpable flag of the caller's memory, for good
+     * (review finding). Such a caller is refused, not changed. */
+    if ((uid_t)setfsuid((uid_t)-1) != geteuid() || (gid_t)setfsgid((gid_t)-1) != getegid())
+        return asb_err(err, -EPERM,
+                       "the calling thread's file-system uid or gid differs from its effective "
+                       "one (setfsuid/setfsgid): a run would reset the process's dumpable flag; "
+                       "set them back before the run");
     asb_child_args_t *a = &r->child_args;
     a->sync_r = r->sync[0], a->sync_w = r->sync[1];
     a->memfd_noexec = p->memfd_noexec;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -79,9 +80,14 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         return NULL;
     }
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
+    /* The caller's soft stack limit, which the supervisor's exec caps (supervisor/main.c). */
+    struct rlimit stack;
+    json_int_t stack_soft = -1;
+    if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY)
+        stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:I}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -92,7 +98,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
-        "usr_from_host", usr_from_host, "devpts", p->devpts);
+        "usr_from_host", usr_from_host, "devpts", p->devpts, "stack_soft", stack_soft);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

@@ -493,6 +493,13 @@ if [[ $rc == 125 ]] && grep -q "RLIMIT_NOFILE: the profile needs 256, the caller
 else
     fail "low caller RLIMIT_NOFILE: exit $rc, $(head -c 300 "$TMP/err")"
 fi
+# The program gets the caller's stack limit: the supervisor's exec is a privileged one (its real
+# uid already root of the namespace), which caps the soft limit at 8 MiB (review finding).
+for st in unlimited 65536; do
+    got=$( (ulimit -s "$st" && "$CLI" run --profile hardened -- /bin/sh -c 'ulimit -s' </dev/null 2>/dev/null) )
+    [[ $got == "$st" ]] && pass "the program's stack limit is the caller's ($st)" ||
+        fail "stack limit under ulimit -s $st: the program saw '$got'"
+done
 # A refused run's record names its backend and claims no enforced limit (docs QA: backend ""
 # and the profile's limits as "enforced" for a run that never started).
 (ulimit -n 100 && "$CLI" run --json --code pass </dev/null >"$TMP/rec.json" 2>/dev/null)

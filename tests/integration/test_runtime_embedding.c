@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -193,6 +194,39 @@ static void test_caller_stays_dumpable_across_threads(void **state)
     assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
 }
 
+/* A thread whose fs ids differ from its effective ones (a file server acting for a user) is
+ * refused: the child's id change would also move its fs ids, which resets the dumpable flag
+ * (review finding). The flag stays, and the error says why. In a forked child: setfsgid is per
+ * thread and this one is the test's main thread. */
+static void test_caller_with_other_fs_ids_is_refused(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        setfsgid(12345);
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* setfsgid itself reset it */
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        const char *argv[] = {"/bin/true", NULL};
+        cfg.argv = argv;
+        asb_result_t r;
+        asb_error_t err;
+        int rc = asb_run(&cfg, &r, &err);
+        int ok = rc < 0 && strstr(err.message, "setfsgid") != NULL &&
+                 prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
+        if (!ok)
+            fprintf(stderr, "  rc %d (%s), dumpable %d\n", rc, rc < 0 ? err.message : "",
+                    prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
+        asb_result_free(&r);
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -204,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_subprocess_detached_writer_does_not_hang),
         cmocka_unit_test(test_caller_stays_dumpable),
         cmocka_unit_test(test_caller_stays_dumpable_across_threads),
+        cmocka_unit_test(test_caller_with_other_fs_ids_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     gid_t rg, eg, sg;
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0 || getresuid(&ru, &eu, &su) < 0 ||
         getresgid(&rg, &eg, &sg) < 0 || ru | eu | su | rg | eg | sg)
-        return 125; /* no spec yet: the host reports the supervisor's early exit */
+        return fatal(NULL, "cannot make every id root of the sandbox's user namespace");
     /* Not dumpable: nothing in the sandbox may ptrace us or open our /proc entries (exe, mem,
      * fd), even as root of the namespace. */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -207,6 +207,18 @@ int main(int argc, char **argv)
     /* Nothing of the caller's personality, OOM protection or priority goes further. */
     if (sup_reset_inherited(&err) < 0)
         return fatal(&spec, err.message);
+    /* Our exec was a privileged one (the real uid already root of the namespace, the effective
+     * one still the host's: child.c), for which the kernel caps the soft stack limit at 8 MiB.
+     * The caller's own goes back, for us and so for the workload (review finding: a program
+     * started under `ulimit -s unlimited` got 8 MiB). */
+    struct rlimit stack;
+    if (getrlimit(RLIMIT_STACK, &stack) < 0)
+        return fatal(&spec, "cannot read RLIMIT_STACK");
+    stack.rlim_cur = spec.stack_soft < 0 ? RLIM_INFINITY : (rlim_t)spec.stack_soft;
+    if (stack.rlim_cur > stack.rlim_max)
+        stack.rlim_cur = stack.rlim_max;
+    if (setrlimit(RLIMIT_STACK, &stack) < 0)
+        return fatal(&spec, "cannot restore the caller's soft RLIMIT_STACK");
     const char *workspace = NULL;
     int usr_tree = -1;
     if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)

@@ -68,12 +68,12 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     char **files = NULL, **binds = NULL;
     size_t n_files = 0, n_binds = 0;
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
-            keep = 0;
+            keep = 0, stack_soft = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
          usrhost = 0, devpts = 0;
-    /* Strict: well-formed, exactly these 27 keys (no duplicates: asb_wire_check), right types. */
+    /* Strict: well-formed, exactly these 28 keys (no duplicates: asb_wire_check), right types. */
     rc = -EINVAL;
-    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 27 ||
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 28 ||
         asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
         asb_wire_get_str(m, mlen, "root", &root) < 0 ||
         asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
@@ -99,13 +99,14 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_bool(m, mlen, "landlock_scope", &llscope) < 0 ||
         asb_wire_get_bool(m, mlen, "memfd_noexec", &mfdnx) < 0 ||
         asb_wire_get_bool(m, mlen, "usr_from_host", &usrhost) < 0 ||
-        asb_wire_get_bool(m, mlen, "devpts", &devpts) < 0) {
+        asb_wire_get_bool(m, mlen, "devpts", &devpts) < 0 ||
+        asb_wire_get_int(m, mlen, "stack_soft", &stack_soft) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
     int r = parse_enum(root, roots, 3), c = parse_enum(cap, caps, 3), s = parse_enum(sec, secs, 3);
     if (r < 0 || c < 0 || s < 0 || strlen(nonce) >= sizeof(spec->nonce) || ws < 0 || tmp < 0 ||
-        fsize < 0 || nofile < 0 || timeout_ms <= 0 || output < 0 || keep < 0) {
+        fsize < 0 || nofile < 0 || timeout_ms <= 0 || output < 0 || keep < 0 || stack_soft < -1) {
         asb_err(err, -EINVAL, "spec: a value is out of range");
         goto out;
     }
@@ -123,6 +124,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->caps_keep = (uint64_t)keep;
     spec->uid = (long)uid, spec->gid = (long)gid;
     spec->fsize = (uint64_t)fsize, spec->nofile = (uint64_t)nofile;
+    spec->stack_soft = stack_soft;
     spec->timeout_ms = (uint64_t)timeout_ms, spec->output_bytes = (uint64_t)output;
     if (!spec->argv[0]) {
         asb_err(err, -EINVAL, "spec: argv/env");

@@ -29,6 +29,7 @@ typedef struct sup_spec {
     asb_seccomp_policy_t seccomp;
     long uid, gid;
     uint64_t fsize, nofile;
+    int64_t stack_soft; /* the caller's soft RLIMIT_STACK, -1 for unlimited */
     uint64_t timeout_ms, output_bytes;
     char **argv;
     char **env;
