@@ -59,8 +59,9 @@ int cli_output_write_line(const char *flag, const char *path, const char *text);
 /* TERM, INT and HUP while the CLI works (sigwatch.c): every child of ours and every container
  * of ours is killed. Without `cancel` the process then ends as the signal would have; with it,
  * *cancel is set, what we start is killed until cli_sigwatch_stop, and a second signal ends the
- * process at once. Start returns false when no watch could be set up (the signals then keep
- * their defaults); stop returns the signal caught, or 0. */
+ * process at once (not the same one again within a second: timeout(1) sends TERM twice). Start
+ * returns false when no watch could be set up (the signals then keep their defaults); stop returns
+ * the signal caught, or 0. */
 typedef struct cli_sigwatch {
     sigset_t set, old;
     int sigfd, stopfd;

@@ -11,7 +11,8 @@
  * process as the signal would have. With one (chaos) it sets the flag and keeps killing what we
  * start until the work has wound down, so that the work's own teardown removes what it planted
  * on the host (QA finding: an interrupted chaos matrix left canaries in /root and /tmp that no
- * cleanup knew); a second signal ends the process at once. A cgroup left by a native run goes
+ * cleanup knew); a second signal ends the process at once, unless it is the same one within a
+ * second (timeout(1) sends TERM twice: to the command, then to its process group). A cgroup left by a native run goes
  * with the next run or `cleanup`. */
 #include "cli/cli.h"
 #include "core/owner.h"
@@ -24,10 +25,50 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SIGWATCH_KILL_EVERY_MS 100 /* while winding down: what a run started since dies too */
 #define SIGWATCH_ENGINE_EVERY 10   /* ... and our containers go every tenth time */
+/* The same signal again this soon is the same request: timeout(1) sends TERM to the command and
+ * then to its process group, and the second TERM took the end-at-once path (review finding). */
+#define SIGWATCH_REPEAT_S 1.0
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1u << 2) /* Linux 6.9 */
+#endif
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Our child `pid` and its process group (when it leads one), SIGKILLed through a pidfd: the
+ * number read from /proc may be reaped by a worker thread and reused meanwhile (review
+ * finding), the pidfd cannot name anyone else once we know it is still our child. */
+static void kill_child(pid_t pid)
+{
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd < 0)
+        return;
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')'); /* the name may hold anything; the fields follow it */
+    long ppid = -1;
+    if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)getpid()) {
+        if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0)
+            kill(-pid, SIGKILL); /* before 6.9; the check above still holds it to our child */
+        syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
+    }
+    close(pfd);
+}
 
 static void kill_children(void)
 {
@@ -40,10 +81,8 @@ static void kill_children(void)
         snprintf(path, sizeof(path), "/proc/self/task/%s/children", t->d_name);
         FILE *f = fopen(path, "re");
         long pid;
-        while (f && fscanf(f, "%ld", &pid) == 1) {
-            kill(-(pid_t)pid, SIGKILL); /* its process group, when it leads one */
-            kill((pid_t)pid, SIGKILL);
-        }
+        while (f && fscanf(f, "%ld", &pid) == 1)
+            kill_child((pid_t)pid);
         if (f)
             fclose(f);
     }
@@ -68,6 +107,7 @@ static void *watch(void *arg)
 {
     cli_sigwatch_t *w = arg;
     unsigned ticks = 0;
+    double first_at = 0;
     for (;;) {
         struct pollfd p[2] = {{.fd = w->sigfd, .events = POLLIN},
                               {.fd = w->stopfd, .events = POLLIN}};
@@ -83,8 +123,12 @@ static void *watch(void *arg)
                 read(w->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
             if (sig <= 0)
                 continue;
-            if (!w->cancel || caught)
+            if (!w->cancel ||
+                (caught && (sig != caught || now_s() - first_at >= SIGWATCH_REPEAT_S)))
                 end_now(sig);
+            if (caught)
+                continue; /* the same request again (timeout(1)): keep winding down */
+            first_at = now_s();
             atomic_store(&w->caught, sig);
             atomic_store(w->cancel, true);
             ticks = 0;

@@ -169,6 +169,13 @@ if [ "$rc" -ne 143 ] || ! grep -q "interrupted by signal 15" "$out/int.err"; the
     exit 1
 fi
 echo "interrupted with $planted run(s) planted: exit 143"
+# timeout(1) sends TERM twice (the command, then its process group): still the orderly path.
+timeout -s TERM 4 "$CLI" chaos --profiles baseline,hardened --jobs 4 >/dev/null 2>"$out/int2.err" || true
+if ! grep -q "interrupted by signal 15" "$out/int2.err"; then
+    echo "FAIL: interrupt by timeout(1): $(cat "$out/int2.err")"
+    exit 1
+fi
+echo "interrupted by timeout(1): orderly"
 # Nothing planted may be left behind on the host.
 left=$(ls -d /tmp/asb-chaos-[0-9a-f]* /root/.asb-chaos-* /asb-chaos-* /etc/asb-chaos-* 2>/dev/null | grep -v "$out" || true)
 if [ -n "$left" ]; then echo "FAIL: leftovers: $left"; exit 1; fi
