@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HUMANEVAL_MAX_BYTES (256u * 1024u * 1024u)
+#define HUMANEVAL_MAX_BYTES (128u * 1024u * 1024u)
 
 /* A string member without NUL bytes, or NULL. */
 static const char *field(json_t *o, const char *key)

@@ -14,7 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SUBMISSION_MAX_BYTES (256u * 1024u * 1024u)
+/* A .json or .jsonl[.gz] submission's text, and all files of a directory submission together. */
+#define SUBMISSION_MAX_BYTES (128u * 1024u * 1024u)
 
 static int sub_init(const asb_bench_suite_t *suite, asb_bench_submission_t *sub, asb_error_t *err)
 {

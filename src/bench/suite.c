@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define SUITE_FORMAT "agent-sandbox.bench-suite/1"
-#define SUITE_MAX_BYTES (256u * 1024u * 1024u)
+#define SUITE_MAX_BYTES (128u * 1024u * 1024u)
 
 bool asb_bench_valid_entry_point(const char *name, const char **why)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define ASB_BENCH_MAX_TASKS 100000
+#define ASB_BENCH_MAX_TASKS 50000
 #define ASB_BENCH_MAX_FILES 16 /* candidate files per task */
 #define ASB_BENCH_MAX_TAGS 16
 #define ASB_BENCH_MAX_ID_LEN 200

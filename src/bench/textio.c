@@ -189,7 +189,7 @@ char *asb_bench_next_line(char **cursor)
 
 int asb_bench_json_bounded(const char *text, size_t len, const char *where, asb_error_t *err)
 {
-    size_t values = 1;
+    size_t values = 1, string_at = 0;
     bool in_string = false;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
@@ -198,8 +198,12 @@ int asb_bench_json_bounded(const char *text, size_t len, const char *where, asb_
                 i++; /* the escaped character, whatever it is */
             else if (c == '"')
                 in_string = false;
+            if (in_string && i - string_at > ASB_BENCH_MAX_JSON_STRING)
+                return asb_err(err, -E2BIG, "%s: a string longer than %u bytes", where,
+                               ASB_BENCH_MAX_JSON_STRING);
         } else if (c == '"') {
             in_string = true;
+            string_at = i;
         } else if ((c == ',' || c == ':' || c == '[' || c == '{') &&
                    ++values > ASB_BENCH_MAX_JSON_VALUES) {
             return asb_err(err, -E2BIG, "%s: more than %u JSON values", where,

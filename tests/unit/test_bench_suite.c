@@ -367,6 +367,20 @@ static void test_json_value_budget(void **state)
     k += (size_t)sprintf(big + k, "\"}");
     assert_int_equal(asb_bench_json_bounded(big, k, "$", &err), 0);
     free(big);
+    /* One string longer than any field may be (jansson holds it three times while reading). */
+    size_t sl = ASB_BENCH_MAX_JSON_STRING + 16;
+    char *ls = malloc(sl + 16);
+    assert_non_null(ls);
+    k = (size_t)sprintf(ls, "{\"x\":\"");
+    memset(ls + k, 'a', sl);
+    k += sl;
+    k += (size_t)sprintf(ls + k, "\"}");
+    assert_true(asb_bench_json_bounded(ls, k, "line 1", &err) < 0);
+    assert_non_null(strstr(err.message, "line 1: a string longer than"));
+    ls[ASB_BENCH_MAX_JSON_STRING - 16] = '"'; /* the same text, its string ends in time */
+    ls[ASB_BENCH_MAX_JSON_STRING - 15] = '}';
+    assert_int_equal(asb_bench_json_bounded(ls, ASB_BENCH_MAX_JSON_STRING - 14, "$", &err), 0);
+    free(ls);
     const char *ok = "{\"a\":[1,2,{\"b\":\"c,d\"}]}";
     assert_int_equal(asb_bench_json_bounded(ok, strlen(ok), "$", &err), 0);
 }
