@@ -66,6 +66,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (i >= p->suite->n_tasks)
             return NULL;
+        if (p->opts->cancel && atomic_load(p->opts->cancel))
+            continue; /* its row stays as it is: asb_bench_run reports the interruption */
         const asb_bench_files_t *cand = p->sub && i < p->sub->n_tasks ? &p->sub->per_task[i] : NULL;
         if (asb_bench_grade_task(&p->opts->lane, &p->suite->tasks[i], cand, &p->rows[i]) < 0) {
             pthread_mutex_lock(&p->lock);
@@ -84,8 +86,11 @@ static int void_all(const asb_bench_suite_t *suite, const asb_bench_phase_t *pro
     for (size_t i = 0; i < suite->n_tasks; i++) {
         rows[i].verdict = ASB_BENCH_VOID;
         rows[i].score = 0;
-        if (asprintf(&rows[i].reason, "lane cannot run (%s, exit %d): %s",
-                     asb_status_name(probe->status), probe->exit_code, why) < 0) {
+        char exit_s[32] = "no exit status";
+        if (probe->exit_code >= 0)
+            snprintf(exit_s, sizeof(exit_s), "exit %d", probe->exit_code);
+        if (asprintf(&rows[i].reason, "lane cannot run (%s, %s): %s",
+                     asb_status_name(probe->status), exit_s, why) < 0) {
             rows[i].reason = NULL;
             return -ENOMEM;
         }
@@ -170,6 +175,8 @@ static int regrade_starved(const asb_bench_options_t *opts, const asb_bench_suit
     int rc = 0;
     size_t regrades = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
+        if (opts->cancel && atomic_load(opts->cancel))
+            break;
         size_t i = cand[k].row;
         asb_bench_row_t *row = &rep->rows[i];
         const asb_bench_phase_t *ph = timed_out_phase(row);
@@ -261,6 +268,10 @@ int asb_bench_run(const asb_bench_suite_t *suite, const asb_bench_submission_t *
     if (rc < 0) {
         asb_bench_report_free(rep);
         return asb_err_sys(err, ENOMEM, "bench rows");
+    }
+    if (opts->cancel && atomic_load(opts->cancel)) {
+        asb_bench_report_free(rep);
+        return asb_err(err, -ECANCELED, "interrupted: no verdicts");
     }
     return 0;
 }

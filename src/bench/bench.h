@@ -7,6 +7,7 @@
 #include "bench/suite.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 
 #define ASB_BENCH_MAX_JOBS 64
 /* At most this many timed-out rows are graded again alone per run (bench.c): a submission of
@@ -31,6 +32,10 @@ typedef struct asb_bench_options {
     const char *source;      /* "reference" or "submission" */
     const char *source_path; /* the submission given, NULL for references */
     const char *suite_path;
+    /* Optional: once set, no further task is graded (the rows not graded stay void with
+     * "not graded: interrupted") and asb_bench_run returns -ECANCELED after the tasks in
+     * progress have removed their staged files. */
+    const atomic_bool *cancel;
 } asb_bench_options_t;
 
 typedef struct asb_bench_report {

@@ -156,7 +156,23 @@ int cli_bench(int argc, char **argv)
     asb_bench_report_t rep;
     int status = CLI_EXIT_INTERNAL;
     char *json = NULL;
-    if (asb_bench_run(&suite, &sub, &a.opts, &rep, &err) < 0) {
+    /* Interrupted (^C, timeout(1)): no further task starts, the sandboxes and candidates in
+     * progress are killed, their tasks remove the staged candidate files, and we end as the
+     * signal would have, without an artifact; a killed bench used to leave those for
+     * `cleanup`. */
+    atomic_bool cancel;
+    atomic_init(&cancel, false);
+    a.opts.cancel = &cancel;
+    cli_sigwatch_t watch;
+    cli_sigwatch_start(&watch, &cancel);
+    int brc = asb_bench_run(&suite, &sub, &a.opts, &rep, &err);
+    int sig = cli_sigwatch_stop(&watch);
+    if (sig > 0) {
+        if (brc == 0) /* it ended just as the signal came: still no artifact, as announced */
+            asb_bench_report_free(&rep);
+        cli_error("bench: interrupted by signal %d; no artifact, staged files removed", sig);
+        status = 128 + sig;
+    } else if (brc < 0) {
         cli_error("%s", err.message);
     } else {
         if (asb_bench_artifact_json(&suite, &a.opts, &rep, &json, &err) < 0)

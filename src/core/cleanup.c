@@ -153,9 +153,13 @@ static int reap_temp_dirs(bool own, char **report, asb_error_t *err)
         if (!asb_owner_parse(e->d_name, &pid, &start) ||
             (own ? pid != self || start != self_start : asb_owner_alive(pid, start)))
             continue;
-        /* Only directories we could have made: owned by us, not a symlink. */
+        /* Only directories we could have made: owned by us, not a symlink. Or handed by us to
+         * uid 65534: the bench's grader gives a subprocess-lane candidate its working directory
+         * before it drops to that uid, and a killed bench left such directories that cleanup
+         * never removed (found in session 8). The removal follows no symlink and crosses no
+         * mount either way. */
         if (fstatat(parent, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != geteuid())
+            (st.st_uid != geteuid() && st.st_uid != ASB_HARDENED_UID))
             continue;
         asb_error_t e2;
         char line[600];
