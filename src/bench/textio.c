@@ -189,7 +189,7 @@ char *asb_bench_next_line(char **cursor)
 
 int asb_bench_json_bounded(const char *text, size_t len, const char *where, asb_error_t *err)
 {
-    size_t values = 1, string_at = 0;
+    size_t values = 1, string_at = 0, token_len = 0;
     bool in_string = false;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
@@ -201,13 +201,24 @@ int asb_bench_json_bounded(const char *text, size_t len, const char *where, asb_
             if (in_string && i - string_at > ASB_BENCH_MAX_JSON_STRING)
                 return asb_err(err, -E2BIG, "%s: a string longer than %u bytes", where,
                                ASB_BENCH_MAX_JSON_STRING);
-        } else if (c == '"') {
+            continue;
+        }
+        if (c == '"') {
             in_string = true;
             string_at = i;
-        } else if ((c == ',' || c == ':' || c == '[' || c == '{') &&
-                   ++values > ASB_BENCH_MAX_JSON_VALUES) {
-            return asb_err(err, -E2BIG, "%s: more than %u JSON values", where,
-                           ASB_BENCH_MAX_JSON_VALUES);
+            token_len = 0;
+        } else if (c == ',' || c == ':' || c == '[' || c == '{' || c == ']' || c == '}' ||
+                   c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            token_len = 0;
+            if ((c == ',' || c == ':' || c == '[' || c == '{') &&
+                ++values > ASB_BENCH_MAX_JSON_VALUES)
+                return asb_err(err, -E2BIG, "%s: more than %u JSON values", where,
+                               ASB_BENCH_MAX_JSON_VALUES);
+        } else if (++token_len > ASB_BENCH_MAX_JSON_STRING) {
+            /* A number or a bare word: jansson copies those into a growing buffer too (review
+             * finding: a 120 MiB number took 256 MB). */
+            return asb_err(err, -E2BIG, "%s: a number or word longer than %u bytes", where,
+                           ASB_BENCH_MAX_JSON_STRING);
         }
     }
     return 0;

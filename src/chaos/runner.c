@@ -188,7 +188,14 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
             double until = now_s() + 10;
             while (asb_pool_ready(pool) < 1 && now_s() < until && !(cancel && atomic_load(cancel)))
                 usleep(1000);
-            rc = asb_pool_run(pool, &cfg, &res, &run_err);
+            if (cancel && atomic_load(cancel)) { /* nothing more starts once interrupted */
+                asb_result_init(&res);
+                res.status = ASB_STATUS_SANDBOX_ERROR;
+                rc = asb_err(&run_err, -ECANCELED, "interrupted");
+                asb_result_set_error(&res, run_err.message);
+            } else {
+                rc = asb_pool_run(pool, &cfg, &res, &run_err);
+            }
             if (rc == 0 && !res.prepared)
                 rc = asb_err(&run_err, -EAGAIN, "the pooled run found no prepared sandbox");
             asb_pool_free(pool);

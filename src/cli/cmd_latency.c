@@ -167,7 +167,14 @@ int cli_latency(int argc, char **argv)
     fprintf(stderr, "latency: %zu arms x %zu rounds (+%zu warm-up), seed %llu\n", study.n_arms,
             study.rounds, study.warmup, (unsigned long long)study.seed);
     rc = CLI_EXIT_INTERNAL;
-    if (asb_latency_study_collect(&study, NULL, isatty(2) ? progress : NULL, NULL, &err) < 0) {
+    /* Interrupted: the runs in progress are killed and their temp dirs removed, and we end as
+     * the signal would have (a TERM left subprocess temp dirs for `cleanup`: review note). */
+    cli_sigwatch_t watch;
+    cli_sigwatch_start(&watch, NULL);
+    int collected =
+        asb_latency_study_collect(&study, NULL, isatty(2) ? progress : NULL, NULL, &err);
+    cli_sigwatch_stop(&watch);
+    if (collected < 0) {
         cli_error("%s", err.message);
         goto out;
     }

@@ -182,6 +182,11 @@ int cli_sigwatch_stop(cli_sigwatch_t *w)
     close(w->sigfd);
     close(w->stopfd);
     w->active = false;
-    pthread_sigmask(SIG_SETMASK, &w->old, NULL); /* a signal that came after: its default */
-    return atomic_load(&w->caught);
+    int caught = atomic_load(&w->caught);
+    /* After a caught signal the caller ends with 128+N: the signals stay blocked, or
+     * timeout(1)'s second TERM, arriving after the wind-down, would kill us before the message
+     * (review finding). Otherwise a signal that came after takes its default. */
+    if (!caught)
+        pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+    return caught;
 }

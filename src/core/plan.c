@@ -298,7 +298,7 @@ static int build_env(const asb_config_t *cfg, const asb_profile_t *prof, asb_pla
     for (size_t j = 0; j < cfg->n_env; j++) {
         const char *why;
         if (!asb_valid_env_entry(cfg->env[j], &why))
-            return asb_err(err, -EINVAL, "environment addition %zu of %zu (--env '%.60s'): %s",
+            return asb_err(err, -EINVAL, "environment addition %zu of %zu ('%.60s'): %s",
                            j + 1, cfg->n_env, cfg->env[j] ? cfg->env[j] : "(null)", why);
         /* The same name twice: which one a program sees depends on the program (QA finding). */
         size_t klen = (size_t)(strchr(cfg->env[j], '=') - cfg->env[j]) + 1;

@@ -83,7 +83,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
     /* The caller's soft stack limit, which the supervisor's exec caps (supervisor/main.c). */
     struct rlimit stack;
     json_int_t stack_soft = -1;
-    if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY)
+    if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY &&
+        stack.rlim_cur <= (rlim_t)INT64_MAX) /* above it: as good as unlimited (review) */
         stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "

@@ -380,6 +380,11 @@ static void test_json_value_budget(void **state)
     ls[ASB_BENCH_MAX_JSON_STRING - 16] = '"'; /* the same text, its string ends in time */
     ls[ASB_BENCH_MAX_JSON_STRING - 15] = '}';
     assert_int_equal(asb_bench_json_bounded(ls, ASB_BENCH_MAX_JSON_STRING - 14, "$", &err), 0);
+    /* The same length as a number: bounded too. */
+    memset(ls, '1', ASB_BENCH_MAX_JSON_STRING + 8);
+    ls[0] = '[';
+    assert_true(asb_bench_json_bounded(ls, ASB_BENCH_MAX_JSON_STRING + 8, "$", &err) < 0);
+    assert_non_null(strstr(err.message, "a number or word longer than"));
     free(ls);
     const char *ok = "{\"a\":[1,2,{\"b\":\"c,d\"}]}";
     assert_int_equal(asb_bench_json_bounded(ok, strlen(ok), "$", &err), 0);

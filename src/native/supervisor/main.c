@@ -207,18 +207,6 @@ int main(int argc, char **argv)
     /* Nothing of the caller's personality, OOM protection or priority goes further. */
     if (sup_reset_inherited(&err) < 0)
         return fatal(&spec, err.message);
-    /* Our exec was a privileged one (the real uid already root of the namespace, the effective
-     * one still the host's: child.c), for which the kernel caps the soft stack limit at 8 MiB.
-     * The caller's own goes back, for us and so for the workload (review finding: a program
-     * started under `ulimit -s unlimited` got 8 MiB). */
-    struct rlimit stack;
-    if (getrlimit(RLIMIT_STACK, &stack) < 0)
-        return fatal(&spec, "cannot read RLIMIT_STACK");
-    stack.rlim_cur = spec.stack_soft < 0 ? RLIM_INFINITY : (rlim_t)spec.stack_soft;
-    if (stack.rlim_cur > stack.rlim_max)
-        stack.rlim_cur = stack.rlim_max;
-    if (setrlimit(RLIMIT_STACK, &stack) < 0)
-        return fatal(&spec, "cannot restore the caller's soft RLIMIT_STACK");
     const char *workspace = NULL;
     int usr_tree = -1;
     if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)

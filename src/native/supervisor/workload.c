@@ -413,6 +413,19 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "exec-error:", "stdin", 125);
     close(jfd[1]);
     spec = &job;
+    /* The supervisor's exec was a privileged one (the real uid already root of the namespace,
+     * the effective one still the host's: child.c), for which the kernel caps the soft stack
+     * limit at 8 MiB. The caller's own, as it was when it asked for this job (a pool prepares
+     * the sandbox earlier), goes back now (review findings: a program started under `ulimit -s
+     * unlimited` got 8 MiB; a pooled one got the limit of the pool's start). */
+    struct rlimit stack;
+    if (getrlimit(RLIMIT_STACK, &stack) < 0)
+        fail(att, "exec-error:", "cannot read RLIMIT_STACK", 125);
+    stack.rlim_cur = spec->stack_soft < 0 ? RLIM_INFINITY : (rlim_t)spec->stack_soft;
+    if (stack.rlim_cur > stack.rlim_max)
+        stack.rlim_cur = stack.rlim_max;
+    if (setrlimit(RLIMIT_STACK, &stack) < 0)
+        fail(att, "exec-error:", "cannot set the caller's soft RLIMIT_STACK", 125);
     int e = sup_exec_in_path(spec->argv, spec->env);
     char msg[512];
     /* A long path is cut, not the reason (the cut may split a character: the report sends it
