@@ -151,30 +151,31 @@ static size_t utf8_char_len(const uint8_t *p, size_t n)
     return k + 1;
 }
 
-void asb_wire_put_str(asb_wire_buf_t *b, const char *key, const char *s)
+/* A string record holding a copy of s; its bytes and their number, or NULL (b->failed set). */
+static uint8_t *put_str_rec(asb_wire_buf_t *b, const char *key, const char *s, size_t *n)
 {
     if (!s) {
         b->failed = true;
-        return;
+        return NULL;
     }
-    size_t n = strlen(s);
-    uint8_t *p = put_rec(b, ASB_WIRE_STR, key, n);
+    *n = strlen(s);
+    uint8_t *p = put_rec(b, ASB_WIRE_STR, key, *n);
     if (p)
-        memcpy(p, s, n);
+        memcpy(p, s, *n);
+    return p;
+}
+
+void asb_wire_put_str(asb_wire_buf_t *b, const char *key, const char *s)
+{
+    size_t n;
+    (void)put_str_rec(b, key, s, &n);
 }
 
 void asb_wire_put_text(asb_wire_buf_t *b, const char *key, const char *s)
 {
-    if (!s) {
-        b->failed = true;
-        return;
-    }
-    size_t n = strlen(s);
-    uint8_t *p = put_rec(b, ASB_WIRE_STR, key, n);
-    if (!p)
-        return;
-    memcpy(p, s, n);
-    for (size_t i = 0; i < n;) {
+    size_t n = 0;
+    uint8_t *p = put_str_rec(b, key, s, &n);
+    for (size_t i = 0; p && i < n;) {
         size_t k = utf8_char_len(p + i, n - i);
         if (k == 0)
             p[i++] = '?';

@@ -117,6 +117,21 @@ static void test_subprocess_detached_writer_does_not_hang(void **state)
     sleep(7); /* let the detached writer finish before the next test */
 }
 
+/* A hardened /bin/true: 0 when it completed, else asb_run's error (err says why) or -1. */
+static int run_true(asb_error_t *err)
+{
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    const char *argv[] = {"/bin/true", NULL};
+    cfg.argv = argv;
+    asb_result_t r;
+    int rc = asb_run(&cfg, &r, err);
+    if (rc == 0 && r.status != ASB_STATUS_COMPLETED)
+        rc = -1;
+    asb_result_free(&r);
+    return rc;
+}
+
 /* The run's first process shares the caller's memory until it execs: nothing it does to that
  * memory's state may stay with the caller (changing ids resets the dumpable flag, which would cost
  * the caller its core dumps and give its /proc files to root). */
@@ -125,15 +140,8 @@ static void test_caller_stays_dumpable(void **state)
     (void)state;
     for (int want = 1; want >= 0; want--) {
         assert_int_equal(prctl(PR_SET_DUMPABLE, want, 0, 0, 0), 0);
-        asb_config_t cfg;
-        asb_config_init(&cfg);
-        const char *argv[] = {"/bin/true", NULL};
-        cfg.argv = argv;
-        asb_result_t r;
         asb_error_t err;
-        assert_int_equal(asb_run(&cfg, &r, &err), 0);
-        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
-        asb_result_free(&r);
+        assert_int_equal(run_true(&err), 0);
         assert_int_equal(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), want);
     }
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
@@ -156,17 +164,10 @@ static void *watch_dumpable(void *arg)
 static void *run_some(void *arg)
 {
     int *failed = arg;
-    for (int i = 0; i < 12; i++) {
-        asb_config_t cfg;
-        asb_config_init(&cfg);
-        const char *argv[] = {"/bin/true", NULL};
-        cfg.argv = argv;
-        asb_result_t r;
-        asb_error_t err;
-        if (asb_run(&cfg, &r, &err) != 0 || r.status != ASB_STATUS_COMPLETED)
+    asb_error_t err;
+    for (int i = 0; i < 12; i++)
+        if (run_true(&err) < 0)
             (*failed)++;
-        asb_result_free(&r);
-    }
     return NULL;
 }
 
@@ -207,19 +208,13 @@ static void test_caller_with_other_fs_ids_is_refused(void **state)
         alarm(20);
         setfsgid(12345);
         prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* setfsgid itself reset it */
-        asb_config_t cfg;
-        asb_config_init(&cfg);
-        const char *argv[] = {"/bin/true", NULL};
-        cfg.argv = argv;
-        asb_result_t r;
         asb_error_t err;
-        int rc = asb_run(&cfg, &r, &err);
+        int rc = run_true(&err);
         int ok = rc < 0 && strstr(err.message, "setfsgid") != NULL &&
                  prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
         if (!ok)
             fprintf(stderr, "  rc %d (%s), dumpable %d\n", rc, rc < 0 ? err.message : "",
                     prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
-        asb_result_free(&r);
         _exit(ok ? 0 : 1);
     }
     int st = 0;
