@@ -102,13 +102,14 @@ int asb_humaneval_parse(char *text, asb_bench_suite_t *s, asb_error_t *err)
         json_decref(o);
         if (rc < 0)
             break;
-        long dup = asb_bench_suite_find(s, s->tasks[s->n_tasks - 1].id);
-        if (dup >= 0 && (size_t)dup != s->n_tasks - 1) {
-            rc = asb_err(err, -EINVAL, "line %zu: task_id '%s' appears twice", line,
-                         s->tasks[dup].id);
-            break;
-        }
     }
+    size_t a = 0, b = 0;
+    int irc = rc == 0 ? asb_bench_suite_index(s, &a, &b) : 0;
+    if (irc == -ENOMEM)
+        rc = asb_err_sys(err, ENOMEM, "humaneval index");
+    else if (irc < 0)
+        rc = asb_err(err, -EINVAL, "task_id '%s' appears twice (problems %zu and %zu)",
+                     s->tasks[b].id, a + 1, b + 1);
     if (rc == 0 && s->n_tasks == 0)
         rc = asb_err(err, -EINVAL, "no problems");
     if (rc < 0)

@@ -141,16 +141,61 @@ void asb_bench_suite_free(asb_bench_suite_t *s)
     for (size_t i = 0; i < s->n_tasks; i++)
         asb_bench_task_free(&s->tasks[i]);
     free(s->tasks);
+    free(s->by_id);
     free(s->name);
     free(s->format);
     memset(s, 0, sizeof(*s));
 }
 
+/* qsort_r's context: the tasks whose indexes are sorted. Equal ids keep their order. */
+static int by_id_cmp(const void *a, const void *b, void *ctx)
+{
+    const asb_bench_task_t *t = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(t[i].id, t[j].id);
+    return c ? c : (i > j) - (i < j);
+}
+
+int asb_bench_suite_index(asb_bench_suite_t *s, size_t *first, size_t *second)
+{
+    free(s->by_id);
+    s->by_id = malloc((s->n_tasks ? s->n_tasks : 1) * sizeof(*s->by_id));
+    if (!s->by_id)
+        return -ENOMEM;
+    for (size_t i = 0; i < s->n_tasks; i++)
+        s->by_id[i] = i;
+    qsort_r(s->by_id, s->n_tasks, sizeof(*s->by_id), by_id_cmp, s->tasks);
+    int rc = 0;
+    for (size_t k = 1; k < s->n_tasks; k++) {
+        size_t i = s->by_id[k - 1], j = s->by_id[k];
+        /* the repeat that comes first in the file, for the message */
+        if (strcmp(s->tasks[i].id, s->tasks[j].id) == 0 && (rc == 0 || j < *second)) {
+            *first = i, *second = j;
+            rc = -EEXIST;
+        }
+    }
+    return rc;
+}
+
 long asb_bench_suite_find(const asb_bench_suite_t *s, const char *id)
 {
-    for (size_t i = 0; i < s->n_tasks; i++)
-        if (strcmp(s->tasks[i].id, id) == 0)
-            return (long)i;
+    if (!s->by_id) { /* not indexed (yet): the plain scan */
+        for (size_t i = 0; i < s->n_tasks; i++)
+            if (strcmp(s->tasks[i].id, id) == 0)
+                return (long)i;
+        return -1;
+    }
+    size_t lo = 0, hi = s->n_tasks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(s->tasks[s->by_id[mid]].id, id);
+        if (c == 0)
+            return (long)s->by_id[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return -1;
 }
 
@@ -397,13 +442,14 @@ int asb_bench_suite_parse(const char *text, size_t len, asb_bench_suite_t *s, as
         s->n_tasks = i + 1;
         if ((rc = parse_task(json_array_get(tasks, i), path, &s->tasks[i], err)) < 0)
             goto out;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(s->tasks[j].id, s->tasks[i].id) == 0) {
-                rc = asb_err(err, -EINVAL, "%s.id: '%s' is also the id of $.tasks[%zu]", path,
-                             s->tasks[i].id, j);
-                goto out;
-            }
     }
+    size_t a = 0, b = 0;
+    int irc = asb_bench_suite_index(s, &a, &b);
+    if (irc == -ENOMEM)
+        rc = asb_err_sys(err, ENOMEM, "suite index");
+    else if (irc < 0)
+        rc = asb_err(err, -EINVAL, "$.tasks[%zu].id: '%s' is also the id of $.tasks[%zu]", b,
+                     s->tasks[b].id, a);
 out:
     free(format);
     json_decref(root);

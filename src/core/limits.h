@@ -86,8 +86,9 @@
  * could be used up from inside). */
 /* 128: every posix timer holds one slot of it for its whole life, without a signal ever queued,
  * so at 1024 about 95 concurrent runs holding timers left host root (96,365 here) unable to
- * create a timer or queue a real-time signal (red-team finding, session 8). Signals the kernel
- * or kill(2) sends below SIGRTMIN are queued whatever the limit. */
+ * create a timer or queue a real-time signal (red-team finding, session 8). It does not bound
+ * signals below SIGRTMIN sent with kill(2): the kernel queues those whatever the limit and still
+ * counts them against host root (THREAT_MODEL, "Shared per-user counters"). */
 #define ASB_SANDBOX_SIGPENDING 128       /* RLIMIT_SIGPENDING of the workload */
 #define ASB_SANDBOX_INOTIFY_INSTANCES 16 /* /proc/sys/user/max_inotify_instances in its userns */
 #define ASB_SANDBOX_INOTIFY_WATCHES 8192 /* /proc/sys/user/max_inotify_watches in its userns */

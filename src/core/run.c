@@ -16,6 +16,13 @@ void asb_run_fill_header(asb_result_t *res, const asb_plan_t *plan)
     snprintf(res->profile, sizeof(res->profile), "%s", plan->profile.name);
     res->limits_requested = plan->requested;
     res->limits_enforced = plan->limits;
+    /* Without the cgroup (a latency ablation, a chaos control) nothing enforces these three:
+     * the record must not claim them (red-team finding). 0 is "no limit". */
+    if (plan->weaken & ASB_WEAKEN_CGROUP) {
+        res->limits_enforced.memory_bytes = 0;
+        res->limits_enforced.pids = 0;
+        res->limits_enforced.cpus = 0;
+    }
     res->weakened = plan->weaken;
 }
 

@@ -223,6 +223,9 @@ static void test_oom_from_cgroup_not_output(void **state)
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);
     assert_true(rt_bytes_eq(&r.out, "314572800\n"));
     assert_false(r.out_of_memory);
+    /* ... and its record claims no cgroup limit (red-team finding: it said 128 MiB). */
+    assert_true(r.limits_enforced.memory_bytes == 0 && r.limits_enforced.pids == 0 &&
+                r.limits_enforced.cpus == 0);
     asb_result_free(&r);
 
     /* Programs that only look like an OOM. */

@@ -124,6 +124,30 @@ static void test_task_ids(void **state)
     assert_false(asb_bench_valid_task_id("", &why));
 }
 
+/* Repeated ids are found by sorting, lookups by binary search (the pairwise check took 36 s for
+ * 50,000 ids with long shared prefixes: red-team finding). */
+static void test_duplicate_ids_and_lookup(void **state)
+{
+    (void)state;
+#define TASK_ID(id)                                                                                \
+    "{\"id\":\"" id "\",\"prompt\":\"p\",\"entry_file\":\"solution.py\",\"entry_point\":\"f\","    \
+    "\"reference\":{\"solution.py\":\"def f():\\n    return 1\\n\"},"                              \
+    "\"oracle\":{\"kind\":\"python_check\",\"test\":\"def check(c):\\n    assert c() == 1\\n\"}}"
+    expect_error(SUITE(TASK_ID("b") "," TASK_ID("a") "," TASK_ID("c") "," TASK_ID("a")),
+                 "$.tasks[3].id: 'a' is also the id of $.tasks[1]");
+    const char *j = SUITE(TASK_ID("b") "," TASK_ID("a") "," TASK_ID("c/d"));
+    asb_bench_suite_t s;
+    asb_error_t err;
+    assert_int_equal(asb_bench_suite_parse(j, strlen(j), &s, &err), 0);
+    assert_int_equal(asb_bench_suite_find(&s, "b"), 0);
+    assert_int_equal(asb_bench_suite_find(&s, "a"), 1);
+    assert_int_equal(asb_bench_suite_find(&s, "c/d"), 2);
+    assert_int_equal(asb_bench_suite_find(&s, "c"), -1);
+    assert_int_equal(asb_bench_suite_find(&s, "zz"), -1);
+    asb_bench_suite_free(&s);
+#undef TASK_ID
+}
+
 static char g_dir[64];
 
 static void write_file(const char *path, const char *text, bool gz)
@@ -245,6 +269,14 @@ static void test_humaneval_gzip_import(void **state)
     write_file(path, HE_LINE("HumanEval/0", "a") "{\"task_id\":\"x\"}\n", false);
     assert_true(asb_humaneval_load(path, &s, &err) < 0);
     assert_non_null(strstr(err.message, "line 2: prompt"));
+    /* The same task_id twice is found (by sorting) and named with both problems. */
+    snprintf(path, sizeof(path), "%s/dup.jsonl", g_dir);
+    write_file(path,
+               HE_LINE("HumanEval/0", "ident") HE_LINE("HumanEval/1", "same")
+                   HE_LINE("HumanEval/0", "again"),
+               false);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "task_id 'HumanEval/0' appears twice (problems 1 and 3)"));
 }
 
 /* Text inputs: a NUL byte is refused (line readers stopped there and dropped the rest: a suite of
@@ -486,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_text_inputs_nul_and_fifo),
         cmocka_unit_test(test_submission_json_and_dir),
         cmocka_unit_test(test_json_value_budget),
+        cmocka_unit_test(test_duplicate_ids_and_lookup),
         cmocka_unit_test(test_aggregate_counts_scored_only),
         cmocka_unit_test(test_honesty_rules),
     };
