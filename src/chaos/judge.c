@@ -662,6 +662,29 @@ static asb_chaos_verdict_t j_tcp_backlog(const asb_chaos_obs_t *o, const asb_res
     return say(ASB_CHAOS_BLOCKED, ev, n, "the host's TCP socket count grew by only %ld", grew);
 }
 
+/* Signals pending in the run's processes, counted (up the user namespaces) against the harness's
+ * own user, host root: its SigQ, sampled while the run lived. The attack runs exclusive. 40
+ * processes holding 29 standard signals each make about 1,160; a run's RLIMIT_SIGPENDING is 128,
+ * so growth past 512 is signals no per-run cap held (red-team finding, session 8: kill(2) queues
+ * standard signals whatever the limit, and 60 hardened runs took root past its own limit). */
+static asb_chaos_verdict_t j_signal_quota(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                          size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.sigq_base < 0)
+        return say(ASB_CHAOS_NA, ev, n, "the harness's SigQ is not readable");
+    long grew = o->watch.sigq_peak - o->watch.sigq_base;
+    if (grew > 512)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "host root's count of pending signals grew by %ld during the run (a run's "
+                   "RLIMIT_SIGPENDING is 128; kill(2) queues standard signals past it)",
+                   grew);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "host root's count of pending signals grew by only %ld",
+               grew);
+}
+
 /* The host's own count of the file's cached pages, before and after (mincore); runs alone
  * (EXCLUSIVE), so no other run dropped them. */
 static asb_chaos_verdict_t j_page_cache(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
@@ -744,6 +767,7 @@ static const struct {
     {"perf_event_open", j_perf},
     {"userfaultfd", j_uffd},
     {"tcp_backlog_hold", j_tcp_backlog},
+    {"signal_quota", j_signal_quota},
     {"page_cache_evict", j_page_cache},
     {"userns_nested", j_userns},
     {"fd_inherit", j_fd},

@@ -30,10 +30,12 @@ typedef struct asb_chaos_watch {
     uint64_t max_rss_sum_kb; /* most resident memory of all the run's processes at once */
     long tcp_alloc_base, tcp_alloc_peak; /* host TCP sockets (/proc/net/sockstat) at the start,
                                           * and the most seen while the run lived */
-    int max_threads;                     /* most threads in one process of the run */
-    bool host_root;                      /* euid 0 in the host's user namespace */
-    long euid_seen;                      /* an effective uid seen (host view), -1 when none */
-    bool escalated;                      /* euid != ruid (a setuid exec took effect) */
+    long sigq_base, sigq_peak; /* the pending signals counted against the harness's user (host
+                                * root: SigQ of /proc/self/status), at the start and the most */
+    int max_threads;           /* most threads in one process of the run */
+    bool host_root;            /* euid 0 in the host's user namespace */
+    long euid_seen;            /* an effective uid seen (host view), -1 when none */
+    bool escalated;            /* euid != ruid (a setuid exec took effect) */
     long esc_ruid, esc_euid;
     uint64_t cap_eff;        /* union of CapEff over the run's processes */
     bool cap_in_host_userns; /* ... held by a process in the host's user namespace */

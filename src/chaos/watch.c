@@ -408,6 +408,16 @@ static long tcp_alloc(void)
     return a ? strtol(a + 7, NULL, 10) : -1;
 }
 
+/* The pending signals counted against our real uid (host root), -1 when unreadable. */
+static long sigq(void)
+{
+    char buf[4096];
+    if (read_small("/proc/self/status", buf, sizeof(buf)) <= 0)
+        return -1;
+    const char *p = strstr(buf, "\nSigQ:");
+    return p ? strtol(p + 7, NULL, 10) : -1;
+}
+
 static void *watch_main(void *arg)
 {
     asb_chaos_watcher_t *wt = arg;
@@ -421,6 +431,9 @@ static void *watch_main(void *arg)
         long t = tcp_alloc();
         if (t > wt->w.tcp_alloc_peak)
             wt->w.tcp_alloc_peak = t;
+        long q = sigq();
+        if (q > wt->w.sigq_peak)
+            wt->w.sigq_peak = q;
         struct pollfd p = {.fd = wt->stop_efd, .events = POLLIN};
         if (poll(&p, 1, ASB_CHAOS_WATCH_INTERVAL_MS) > 0)
             break;
@@ -437,6 +450,7 @@ int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, 
     wt->w.euid_seen = -1;
     wt->host_userns = ns_inode("/proc/self/ns/user");
     wt->w.tcp_alloc_base = wt->w.tcp_alloc_peak = tcp_alloc();
+    wt->w.sigq_base = wt->w.sigq_peak = sigq();
     wt->host_pidns = ns_inode("/proc/self/ns/pid");
     wt->own_sid = (int)getsid(0);
     if ((wt->stop_efd = eventfd(0, EFD_CLOEXEC)) < 0)
