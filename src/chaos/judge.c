@@ -670,11 +670,18 @@ static asb_chaos_verdict_t j_tcp_backlog(const asb_chaos_obs_t *o, const asb_res
 static asb_chaos_verdict_t j_signal_quota(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                           size_t n)
 {
-    (void)r;
     if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
         return ASB_CHAOS_ERROR;
     if (o->watch.sigq_base < 0)
         return say(ASB_CHAOS_NA, ev, n, "the harness's SigQ is not readable");
+    /* The attack says how many it sent: fewer than the bar (it could not fork, or died early)
+     * decides nothing, and is not `blocked` (review finding). The verdict itself rests on the
+     * host's count alone. */
+    const char *sent_at = r->out.data ? memmem(r->out.data, r->out.len, "sent ", 5) : NULL;
+    long sent = sent_at ? strtol(sent_at + 5, NULL, 10) : 0;
+    if (sent <= 512)
+        return say(ASB_CHAOS_ERROR, ev, n, "the attack sent %ld signals, not enough to decide",
+                   sent);
     long grew = o->watch.sigq_peak - o->watch.sigq_base;
     if (grew > 512)
         return say(ASB_CHAOS_SUCCEEDED, ev, n,

@@ -12,8 +12,9 @@
  * start until the work has wound down, so that the work's own teardown removes what it planted
  * on the host (QA finding: an interrupted chaos matrix left canaries in /root and /tmp that no
  * cleanup knew); a second signal ends the process at once, unless it is the same one within a
- * second (timeout(1) sends TERM twice: to the command, then to its process group). A cgroup left by a native run goes
- * with the next run or `cleanup`. */
+ * second (timeout(1) sends TERM twice: to the command, then to its process group). Once the
+ * work has wound down after a signal, the watched signals are ignored: the caller is ending. A
+ * cgroup left by a native run goes with the next run or `cleanup`. */
 #include "cli/cli.h"
 #include "core/owner.h"
 #include "docker/docker.h"
@@ -183,10 +184,14 @@ int cli_sigwatch_stop(cli_sigwatch_t *w)
     close(w->stopfd);
     w->active = false;
     int caught = atomic_load(&w->caught);
-    /* After a caught signal the caller ends with 128+N: the signals stay blocked, or
-     * timeout(1)'s second TERM, arriving after the wind-down, would kill us before the message
-     * (review finding). Otherwise a signal that came after takes its default. */
-    if (!caught)
-        pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+    /* After a caught signal the caller ends with 128+N, so the watched signals are ignored from
+     * here on: timeout(1)'s second TERM, arriving after the wind-down, killed us before the
+     * message (review finding), and blocking them instead would leave them blocked for anything
+     * started after (review note). Otherwise a signal that comes after takes its default. */
+    if (caught)
+        for (int s = 1; s < NSIG; s++)
+            if (sigismember(&w->set, s) == 1)
+                signal(s, SIG_IGN);
+    pthread_sigmask(SIG_SETMASK, &w->old, NULL);
     return caught;
 }
