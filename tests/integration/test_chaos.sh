@@ -158,11 +158,12 @@ if pgrep -f 'sleep 37.25' >/dev/null; then echo "FAIL: the evading daemon surviv
 # real work.
 "$CLI" chaos --profiles baseline,hardened,pool-hardened --jobs 4 >/dev/null 2>"$out/int.err" &
 cpid=$!
+planted=0
 for _ in $(seq 100); do
-    ls /root/.asb-chaos-* >/dev/null 2>&1 && break
+    planted=$({ ls -d /root/.asb-chaos-* 2>/dev/null || true; } | wc -l)
+    [ "$planted" -gt 0 ] && break
     sleep 0.1
 done
-planted=$(ls -d /root/.asb-chaos-* 2>/dev/null | wc -l)
 kill -TERM "$cpid"
 rc=0
 wait "$cpid" || rc=$?
