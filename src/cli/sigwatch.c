@@ -27,6 +27,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,22 +49,15 @@ static double now_s(void)
 
 /* Our child `pid` and its process group (when it leads one), SIGKILLed through a pidfd: the
  * number read from /proc may be reaped by a worker thread and reused meanwhile (review
- * finding), the pidfd cannot name anyone else once we know it is still our child. */
+ * finding), the pidfd cannot name anyone else once the kernel says it is still our child (a
+ * non-reaping waitid on it fails with ECHILD for anyone else's). */
 static void kill_child(pid_t pid)
 {
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pfd < 0)
         return;
-    char path[64], buf[512];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    const char *rp = strrchr(buf, ')'); /* the name may hold anything; the fields follow it */
-    long ppid = -1;
-    if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)getpid()) {
+    siginfo_t si;
+    if (waitid(P_PIDFD, (id_t)pfd, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
         if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0)
             kill(-pid, SIGKILL); /* before 6.9; the check above still holds it to our child */
         syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
