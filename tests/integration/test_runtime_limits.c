@@ -361,7 +361,13 @@ static void test_fork_bomb_held_by_pids(void **state)
     assert_int_not_equal(r.status, ASB_STATUS_COMPLETED);
     assert_int_equal(r.limits_enforced.pids, limit);
     assert_true(w.saw_cgroup);
-    assert_true(w.peak_current <= (long)limit);
+    /* The property is the processes that exist: never more than the limit. pids.current alone may
+     * read above it for an instant: the kernel charges a fork first and takes the charge back when
+     * it is over the limit (kernel/cgroup/pids.c, pids_try_charge), so each CPU with a failing fork
+     * in flight can add one. CI saw limit + 1 once. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    assert_true(cpus >= 1);
+    assert_true(w.peak_current <= (long)limit + cpus);
     assert_true(w.peak_procs <= (int)limit);
     assert_true(w.max_events > 0); /* the limit was reached and refused forks */
     assert_true(elapsed <= 2.0 + 3.0);
