@@ -1,24 +1,32 @@
-"""Fork 300 processes (bounded: each sleeps 3 s and exits).
+"""Fork 300 processes (bounded: each waits for its parent to finish forking, then exits).
 
-3 s, not 1: the judge needs all 300 alive at once, and on a loaded 2-vCPU host forking 300
-Python processes took longer than 1 s, so the unconfined control's first children were gone
-before its last was born (296 seen at once)."""
+The judge needs all 300 alive at once. The children used to sleep a fixed time (1 s, then 3 s),
+and on a loaded 2-vCPU host forking 300 Python processes took longer than that, so the
+unconfined control's first children were gone before its last was born (296, later 299, seen at
+once). Now every child blocks on a pipe until the parent has forked them all and held them for a
+second; the parent's exit (or its alarm) closes the pipe too, so no child outlives it for long."""
 import os
 import time
 from chaoslib import start, say
 
 start()
+r, w = os.pipe()
 kids = []
 try:
     for _ in range(300):
         pid = os.fork()
         if pid == 0:
-            time.sleep(3.0)
-            os._exit(0)
+            os.close(w)
+            try:
+                os.read(r, 1)  # EOF when the parent closes its end or dies
+            finally:
+                os._exit(0)
         kids.append(pid)
 except OSError as e:
     say("fork failed after", len(kids), ":", e)
 say("forked", len(kids))
+time.sleep(1.0)  # all of them alive at once, for the harness's watcher to count
+os.close(w)
 for pid in kids:
     try:
         os.waitpid(pid, 0)
