@@ -7,7 +7,7 @@
  * remains, because CAP_SYS_CHROOT is in Docker's default set.
  *
  * Differences from moby, each deliberate:
- *  - 32-bit-only names (chown32, fcntl64, _llseek, ...) are absent: i386 and x32 are killed.
+ *  - 32-bit-only names (chown32, fcntl64, _llseek, ...) are absent: i386 and x32 get ENOSYS.
  *  - io_uring_* are absent, as in moby since v25 (moby#46762): io_uring performs file and socket
  *    operations on a kernel worker that seccomp never sees, and it has been a steady source of
  *    privilege-escalation bugs.
