@@ -54,52 +54,90 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Our child `pid` and its process group (when it leads one), SIGKILLed through a pidfd: the
- * number read from /proc may be reaped by a worker thread and reused meanwhile (review
- * finding), the pidfd cannot name anyone else once the kernel says it is still our child (a
- * non-reaping waitid on it fails with ECHILD for anyone else's). */
-static void kill_child(pid_t pid)
+#define SIGWATCH_WAIT_MS 3000 /* per child: a supervisor's exit after SIGKILL takes ~1-10 ms */
+
+/* Our child `pid` and its process group (when it leads one: a subprocess run's program; a native
+ * run's supervisor stays in ours, and the group call fails with ESRCH), SIGKILLed through a
+ * pidfd: the number read from /proc may be reaped by a worker thread and reused meanwhile
+ * (review finding), the pidfd cannot name anyone else once the kernel says it is still our child
+ * (a non-reaping waitid on it fails with ECHILD for anyone else's). With `wait`: then waited for
+ * (readable once it has exited; a supervisor exits after every process of its pid namespace is
+ * gone) and reaped, so that no zombie of ours is left to init either. */
+static void kill_child(pid_t pid, bool wait)
 {
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pfd < 0)
         return;
     siginfo_t si;
-    if (waitid(P_PIDFD, (id_t)pfd, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
-        if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0)
-            kill(-pid, SIGKILL); /* before 6.9; the check above still holds it to our child */
+    memset(&si, 0, sizeof(si));
+    if (syscall(SYS_waitid, P_PIDFD, pfd, &si, WEXITED | WNOHANG | WNOWAIT, NULL) == 0) {
+        if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0 &&
+            errno == EINVAL)
+            syscall(SYS_kill, -pid, SIGKILL); /* before 6.9; still held to our child above */
         syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
+        if (wait) {
+            struct pollfd p = {.fd = pfd, .events = POLLIN};
+            while (poll(&p, 1, SIGWATCH_WAIT_MS) < 0 && errno == EINTR)
+                ;
+            syscall(SYS_waitid, P_PIDFD, pfd, &si, WEXITED | WNOHANG, NULL);
+        }
     }
     close(pfd);
 }
 
-static void kill_children(void)
+/* Every child of ours (see kill_child), found by a scan of /proc: /proc/self/task/TID/children
+ * exists only on kernels built with CONFIG_PROC_CHILDREN (review finding). Only system calls and
+ * our own code, no stdio or malloc: a signal handler calls this too. */
+static void kill_children(bool wait)
 {
-    DIR *tasks = opendir("/proc/self/task");
-    struct dirent *t;
-    while (tasks && (t = readdir(tasks))) {
-        if (t->d_name[0] == '.')
-            continue;
-        char path[300];
-        snprintf(path, sizeof(path), "/proc/self/task/%s/children", t->d_name);
-        FILE *f = fopen(path, "re");
-        long pid;
-        while (f && fscanf(f, "%ld", &pid) == 1)
-            kill_child((pid_t)pid);
-        if (f)
-            fclose(f);
+    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    _Alignas(struct dirent64) char buf[4096];
+    long got;
+    pid_t self = getpid();
+    while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+        for (long off = 0; off < got;) {
+            const struct dirent64 *d = (const struct dirent64 *)(void *)(buf + off);
+            unsigned long v = 0;
+            size_t i = 0;
+            for (; d->d_name[i] >= '0' && d->d_name[i] <= '9' && v < (1ul << 22); i++)
+                v = v * 10 + (unsigned long)(d->d_name[i] - '0');
+            if (i > 0 && d->d_name[i] == '\0' && v > 0 && v < (1ul << 22) && (pid_t)v != self)
+                kill_child((pid_t)v, wait);
+            if (d->d_reclen == 0)
+                break;
+            off += d->d_reclen;
+        }
     }
-    if (tasks)
-        closedir(tasks);
+    close(dir);
+}
+
+/* End the process as the signal would have, once the run is dealt with: dying of it, not
+ * exiting 128+N, so that a shell loop running us stops at ^C (bash ends a script only when its
+ * child died of SIGINT; review finding). Async-signal-safe. */
+static void die_of(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    raise(sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    _exit(128 + sig); /* not reached unless the signal could not be delivered */
 }
 
 static void end_now(int sig)
 {
-    kill_children();
+    kill_children(false);
     asb_error_t e;
     asb_docker_remove_own(&e);
     usleep(100 * 1000); /* the killed programs let go of their directories */
     asb_cleanup_own_temp_dirs();
-    _exit(128 + sig);
+    die_of(sig);
 }
 
 /* Waits for a watched signal or for the end of the work, whichever comes first: the end wakes
@@ -136,7 +174,7 @@ static void *watch(void *arg)
             ticks = 0;
         }
         if (atomic_load(&w->caught)) {
-            kill_children();
+            kill_children(false);
             if (ticks++ % SIGWATCH_ENGINE_EVERY == 0) {
                 asb_error_t e;
                 asb_docker_remove_own(&e);
@@ -145,92 +183,12 @@ static void *watch(void *arg)
     }
 }
 
-/* ---- native runs: a handler instead of a thread ---------------------------------------------
- * Only system calls and our own code below: no stdio, no malloc, no snprintf (the signal may
- * come inside any of them). Nothing returns: the process ends with 128 + N. */
-
-#define SIGWATCH_WAIT_MS 3000 /* per child: the supervisor's exit after SIGKILL takes ~1 ms */
-
-/* Kill our child `pid` (and its process group), wait until it has exited and reap it. */
-static void kill_child_and_wait(pid_t pid)
-{
-    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (pfd < 0)
-        return;
-    siginfo_t si;
-    si.si_pid = 0;
-    if (syscall(SYS_waitid, P_PIDFD, pfd, &si, WEXITED | WNOHANG | WNOWAIT, NULL) == 0) {
-        if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0)
-            syscall(SYS_kill, -pid, SIGKILL);
-        syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
-        /* Readable once it has exited; a supervisor exits after every process of its pid
-         * namespace is gone. Then reaped: no zombie of ours is left for init either. */
-        struct pollfd p = {.fd = pfd, .events = POLLIN};
-        while (poll(&p, 1, SIGWATCH_WAIT_MS) < 0 && errno == EINTR)
-            ;
-        syscall(SYS_waitid, P_PIDFD, pfd, &si, WEXITED | WNOHANG, NULL);
-    }
-    close(pfd);
-}
-
-/* The children of one thread of ours, from /proc/self/task/TID/children. */
-static void kill_children_of_task(const char *tid)
-{
-    char path[64] = "/proc/self/task/";
-    size_t n = strlen(path), tl = strnlen(tid, 20);
-    memcpy(path + n, tid, tl);
-    memcpy(path + n + tl, "/children", sizeof("/children"));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char buf[512];
-    unsigned long v = 0;
-    bool digits = false, too_long = false;
-    for (;;) {
-        ssize_t got = read(fd, buf, sizeof(buf));
-        if (got < 0 && errno == EINTR)
-            continue;
-        bool end = got <= 0;
-        ssize_t len = end ? 0 : got;
-        for (ssize_t i = 0; i < len + (end ? 1 : 0); i++) { /* at the end: one more separator */
-            if (i < len && buf[i] >= '0' && buf[i] <= '9') {
-                if (v < (1ul << 22)) /* PID_MAX_LIMIT */
-                    v = v * 10 + (unsigned long)(buf[i] - '0');
-                else
-                    too_long = true;
-                digits = true;
-                continue;
-            }
-            if (digits && !too_long && v > 0 && v < (1ul << 22))
-                kill_child_and_wait((pid_t)v);
-            v = 0;
-            digits = too_long = false;
-        }
-        if (end)
-            break;
-    }
-    close(fd);
-}
+/* ---- native runs: a handler instead of a thread --------------------------------------------- */
 
 static void on_native_signal(int sig)
 {
-    int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        _Alignas(struct dirent64) char buf[4096];
-        long got;
-        while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
-            for (long off = 0; off < got;) {
-                const struct dirent64 *d = (const struct dirent64 *)(void *)(buf + off);
-                if (d->d_name[0] != '.')
-                    kill_children_of_task(d->d_name);
-                if (d->d_reclen == 0)
-                    break;
-                off += d->d_reclen;
-            }
-        }
-        close(dir);
-    }
-    _exit(128 + sig);
+    kill_children(true);
+    die_of(sig);
 }
 
 bool cli_sigwatch_start_native(cli_sigwatch_t *w)
@@ -261,12 +219,18 @@ bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel)
     w->cancel = cancel;
     atomic_init(&w->caught, 0);
     /* Only signals that would end us: one the caller ignores (nohup, a background job's SIGINT)
-     * must stay ignored, and a blocked ignored signal would be queued for us. */
+     * must stay ignored, and a blocked ignored signal would be queued for us. One the caller
+     * blocks stays the caller's to deliver: the signalfd would read it at once (and a native
+     * run's handler never sees it; review finding). */
     sigemptyset(&w->set);
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    pthread_sigmask(SIG_BLOCK, NULL, &blocked);
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
     for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
         struct sigaction sa;
-        if (sigaction(sigs[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+        if (sigaction(sigs[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+            sigismember(&blocked, sigs[k]) != 1)
             sigaddset(&w->set, sigs[k]);
     }
     pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
