@@ -252,10 +252,29 @@ static void backstop_kill(drun_t *r)
     asb_docker_json(r->eng, "POST", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, &e);
 }
 
+/* Take what the engine has for us now, without waiting: at most ASB_LATE_DRAIN_S of reading.
+ * Returns false at the stream's end. */
+static bool drain_now(drun_t *r, unsigned char *buf, size_t size)
+{
+    double until = now_s() + ASB_LATE_DRAIN_S;
+    while (now_s() < until) {
+        long got = asb_docker_attach_read(r->att, buf, size);
+        if (got == -EAGAIN)
+            return true;
+        if (got <= 0) {
+            r->eof = true;
+            return false;
+        }
+        feed_mux(r, buf, (size_t)got);
+    }
+    return true;
+}
+
 static void event_loop(drun_t *r)
 {
     double setup_deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
     double run_deadline = 0, give_up = 0;
+    bool drained_late = false;
     unsigned char buf[65536];
     while (!r->eof) {
         double t = now_s();
@@ -265,6 +284,17 @@ static void event_loop(drun_t *r)
         if (t >= deadline) {
             if (give_up != 0)
                 break; /* killed and still no EOF: stop waiting, removal ends it */
+            /* Past the deadline, read what is waiting before calling the engine: a caller that
+             * was stopped (SIGSTOP, a loaded host) finds the whole run, report and all, queued in
+             * the stream, and the engine answered no request for the container while its output
+             * to us was backed up (a kill and an inspect each ran into the 30 s HTTP timeout:
+             * the run was a sandbox_error after 68 s). */
+            if (!drained_late) {
+                drained_late = true;
+                if (!drain_now(r, buf, sizeof(buf)))
+                    break;
+                continue;
+            }
             r->backstop_fired = true;
             backstop_kill(r);
             give_up = t + ASB_BACKSTOP_GRACE_S;
@@ -603,6 +633,12 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
         0)
         goto out;
     event_loop(&r);
+    if (!r.eof) {
+        /* Given up on the stream: let go of it before asking the engine anything, or an engine
+         * still writing to us would not answer. */
+        asb_docker_attach_close(r.att);
+        r.att = NULL;
+    }
     if ((rc = final_state(&r, &state, err)) < 0)
         goto out;
     asb_capbuf_take(&r.out, &res->out);
