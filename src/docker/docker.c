@@ -494,17 +494,25 @@ static void files_out(drun_t *r)
     }
 }
 
-static void remove_container(drun_t *r)
+/* Returns true when the engine is still removing a container we saw stop: it did not answer
+ * within ASB_DOCKER_REMOVE_WAIT_MS. A writable layer of many files (docker-baseline: a workload
+ * made ~570,000 directories in 8 s) takes the engine minutes to delete, and it goes on after
+ * the request has timed out; waiting for it stretched a run 30 s past its timeout and ended it a
+ * sandbox_error (red-team finding, session 9). Otherwise owner-tagged, so the next start or
+ * `cleanup` reaps what is left. */
+static bool remove_container(drun_t *r, bool seen_stopped)
 {
     if (!r->created)
-        return;
+        return false;
     char path[160];
     snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", r->id);
     asb_error_t e;
-    int rc = asb_docker_json(r->eng, "DELETE", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, &e);
+    int rc = asb_docker_json(r->eng, "DELETE", path, NULL,
+                             seen_stopped ? ASB_DOCKER_REMOVE_WAIT_MS : ASB_DOCKER_HTTP_TIMEOUT_MS,
+                             NULL, &e);
     if (rc == 0 || rc == -ENOENT)
         r->created = false;
-    /* else: owner-tagged, so the next start or `cleanup` reaps it */
+    return r->created && seen_stopped && rc == -ETIMEDOUT;
 }
 
 /* Can this run's container user be a host user of its own? Not when the caller is not root
@@ -653,9 +661,21 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     rc = 0;
 out:
     asb_docker_attach_close(r.att);
-    if (r.eng)
-        remove_container(&r);
-    if (r.created && rc == 0) {
+    /* rc == 0: final_state saw the container stopped, and the verdict is made. */
+    bool removing = r.eng && remove_container(&r, rc == 0);
+    if (removing) {
+        /* Stopped, and the engine deletes it by itself: the run's verdict stands, with a note.
+         * Its ids stay taken (below) until this process ends. */
+        char *note = NULL;
+        if (asprintf(&note,
+                     "%s%scontainer %s stopped; the engine was still removing it after %d s (a "
+                     "large writable layer); `agent-sandbox cleanup` reaps it if it remains",
+                     res->error ? res->error : "", res->error ? "; " : "", r.id,
+                     ASB_DOCKER_REMOVE_WAIT_MS / 1000) >= 0) {
+            free(res->error);
+            res->error = note;
+        }
+    } else if (r.created && rc == 0) {
         rc = asb_err(err, -EIO, "container %s could not be removed", r.id);
         res->status = ASB_STATUS_SANDBOX_ERROR;
     }

@@ -15,7 +15,9 @@
 #define ASB_DOCKER_LABEL_PROFILE "org.agent-sandbox.profile"
 #define ASB_DOCKER_STDERR_KEEP 4096      /* the supervisor's own diagnostics we keep */
 #define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */
-#define ASB_DOCKER_FRAME_MAX 65536       /* largest supervisor frame payload */
+/* Removing a container seen stopped: past this, the engine finishes the removal by itself. */
+#define ASB_DOCKER_REMOVE_WAIT_MS 5000
+#define ASB_DOCKER_FRAME_MAX 65536 /* largest supervisor frame payload */
 /* Masked in every container (HostConfig.MaskedPaths): the host's boot id names the host. */
 #define ASB_DOCKER_MASK_BOOT_ID "/proc/sys/kernel/random/boot_id"
 #define ASB_DOCKER_MASK_PTMX "/dev/ptmx" /* hardened: no pseudo-terminals */

@@ -139,4 +139,51 @@ else:
 else
     echo "SKIP image check: agent-sandbox/python:latest missing"
 fi
+# docker-baseline's writable layer on the engine's disk: a workload that makes directories as fast
+# as it can makes the container's removal slow. The run must still end near its deadline with its
+# verdict (it was a sandbox_error 30 s late: red-team finding); the engine finishes the removal by
+# itself, and nothing of ours may remain once it has.
+rec="${TMPDIR:-/tmp}/asb-cli-docker-inodes.$$"
+t0=$(date +%s%N)
+"$CLI" run --backend docker --profile baseline --timeout 2 --json --code 'import os, time
+os.makedirs("/var/tmp/m", exist_ok=True)
+for k in range(4):
+    if os.fork() == 0:
+        d = "/var/tmp/m/%d" % k
+        os.mkdir(d)
+        i = 0
+        while True:
+            os.mkdir("%s/%d" % (d, i))
+            i += 1
+time.sleep(60)' </dev/null >"$rec" 2>/dev/null &
+pid=$!
+wait "$pid" || true
+ms=$((($(date +%s%N) - t0) / 1000000))
+if /usr/bin/python3 - "$rec" "$ms" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ms = int(sys.argv[2])
+print(f"     status {r['status']}, {ms} ms, note: {r['error']}")
+# deadline 2 s + 1 s backstop slack + 5 s removal wait + 4 s for a loaded engine
+sys.exit(0 if r["status"] == "timeout" and ms < 12000 else 1)
+PY
+then
+    echo "ok   docker-baseline filling its layer with directories: timeout, returned in $ms ms"
+else
+    echo "FAIL docker-baseline with a slow removal: ${ms} ms, $(head -c 300 "$rec")"
+    fail=1
+fi
+rm -f "$rec"
+left=1
+for _ in $(seq 120); do
+    left=$(ours "$pid")
+    [ "$left" = 0 ] && break
+    sleep 1
+done
+if [ "$left" = 0 ]; then
+    echo "ok   ... and the engine finished removing it (no container of that run left)"
+else
+    echo "FAIL $left container(s) of that run still there 120 s later"
+    fail=1
+fi
 exit $fail
