@@ -67,15 +67,15 @@ typedef struct cli_sigwatch {
     int sigfd, stopfd;
     pthread_t thread;
     bool active;
-    bool handler; /* cli_sigwatch_start_native: a signal handler, no thread */
-    struct sigaction old_act[3];
+    bool handler;                /* cli_sigwatch_start_native: a signal handler, no thread */
+    struct sigaction old_act[3]; /* what TERM, INT and HUP had before (sigwatch.c WATCHED) */
     atomic_bool *cancel;
     atomic_int caught;
 } cli_sigwatch_t;
 bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel);
 /* The same for a native run, without a thread: a handler (async-signal-safe system calls only)
  * kills every child of ours, waits until each has exited (a supervisor's exit is its whole pid
- * namespace's) and ends the process with 128 + N. */
+ * namespace's) and ends the process by that signal (shells report 128 + N). */
 bool cli_sigwatch_start_native(cli_sigwatch_t *w);
 int cli_sigwatch_stop(cli_sigwatch_t *w);
 

@@ -54,6 +54,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The signals that would end us: the three that every path here watches. */
+static const int WATCHED[] = {SIGTERM, SIGINT, SIGHUP};
+#define N_WATCHED (sizeof(WATCHED) / sizeof(WATCHED[0]))
+
 #define SIGWATCH_WAIT_MS 3000 /* per child: a supervisor's exit after SIGKILL takes ~1-10 ms */
 
 /* Our child `pid` and its process group (when it leads one: a subprocess run's program; a native
@@ -195,18 +199,17 @@ bool cli_sigwatch_start_native(cli_sigwatch_t *w)
 {
     memset(w, 0, sizeof(*w));
     atomic_init(&w->caught, 0);
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
     sigemptyset(&w->set);
-    for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
-        sigaddset(&w->set, sigs[k]);
-    for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+    for (size_t k = 0; k < N_WATCHED; k++)
+        sigaddset(&w->set, WATCHED[k]);
+    for (size_t k = 0; k < N_WATCHED; k++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
         sa.sa_handler = on_native_signal;
         sa.sa_mask = w->set; /* one handler at a time */
         /* Only signals that would end us: one the caller ignores stays ignored. */
-        if (sigaction(sigs[k], NULL, &w->old_act[k]) == 0 && w->old_act[k].sa_handler != SIG_IGN)
-            sigaction(sigs[k], &sa, NULL);
+        if (sigaction(WATCHED[k], NULL, &w->old_act[k]) == 0 && w->old_act[k].sa_handler != SIG_IGN)
+            sigaction(WATCHED[k], &sa, NULL);
     }
     w->handler = true;
     w->active = true;
@@ -226,12 +229,11 @@ bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel)
     sigset_t blocked;
     sigemptyset(&blocked);
     pthread_sigmask(SIG_BLOCK, NULL, &blocked);
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-    for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+    for (size_t k = 0; k < N_WATCHED; k++) {
         struct sigaction sa;
-        if (sigaction(sigs[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
-            sigismember(&blocked, sigs[k]) != 1)
-            sigaddset(&w->set, sigs[k]);
+        if (sigaction(WATCHED[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+            sigismember(&blocked, WATCHED[k]) != 1)
+            sigaddset(&w->set, WATCHED[k]);
     }
     pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
     w->sigfd = signalfd(-1, &w->set, SFD_CLOEXEC);
@@ -252,10 +254,9 @@ int cli_sigwatch_stop(cli_sigwatch_t *w)
     if (!w->active)
         return 0;
     if (w->handler) {
-        static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-        for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+        for (size_t k = 0; k < N_WATCHED; k++)
             if (w->old_act[k].sa_handler != SIG_IGN)
-                sigaction(sigs[k], &w->old_act[k], NULL);
+                sigaction(WATCHED[k], &w->old_act[k], NULL);
         w->active = false;
         return 0;
     }

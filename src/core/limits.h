@@ -62,9 +62,6 @@
  * a program inside its limit would be reported as timed out (review finding). */
 #define ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S (64.0 * ASB_MIB)
 #define ASB_BACKSTOP_GRACE_S 2.0
-/* docker: past the backstop deadline, how long the host reads what the engine has queued before
- * it calls the engine to kill (a stopped caller finds the whole run waiting). */
-#define ASB_LATE_DRAIN_S 2.0
 
 /* Paired latency statistics (src/stats). */
 #define ASB_STATS_EXACT_MAX_N                                                                      \

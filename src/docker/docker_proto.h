@@ -17,6 +17,9 @@
 #define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */
 /* Removing a container seen stopped: past this, the engine finishes the removal by itself. */
 #define ASB_DOCKER_REMOVE_WAIT_MS 5000
+/* Past the backstop deadline, how long the host reads what the engine has queued before it calls
+ * the engine to kill (a stopped caller finds the whole run waiting). */
+#define ASB_LATE_DRAIN_S 2.0
 #define ASB_DOCKER_FRAME_MAX 65536 /* largest supervisor frame payload */
 /* Masked in every container (HostConfig.MaskedPaths): the host's boot id names the host. */
 #define ASB_DOCKER_MASK_BOOT_ID "/proc/sys/kernel/random/boot_id"
