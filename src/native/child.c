@@ -75,37 +75,10 @@ __attribute__((noreturn)) static void child_exit(int code)
 __attribute__((noreturn, no_sanitize("address", "undefined"))) static void
 child_main(const asb_child_args_t *a)
 {
-    char b;
-    long got;
-    SYS1(SYS_close, a->sync_w);
-    while ((got = SYS3(SYS_read, a->sync_r, &b, 1)) == -EINTR)
-        ;
-    if (got != 1)
-        child_exit(125); /* the host went away before releasing us */
-    /* vm.memfd_noexec is per pid namespace but only global root may write it through /proc/sys:
-     * set it for our new pid namespace now, while we still carry the host's uid 0. 2 = no
-     * executable memfd (code written at run time cannot be exec'd via memfd + execveat). The
-     * attestation checks the value; a kernel without it makes the hardened run refused. */
-    if (a->memfd_noexec) {
-        long mfd = child_sys(SYS_openat, AT_FDCWD, (long)"/proc/sys/vm/memfd_noexec",
-                             O_WRONLY | O_CLOEXEC, 0, 0);
-        if (mfd >= 0) {
-            SYS3(SYS_write, mfd, "2", 1);
-            SYS1(SYS_close, mfd);
-        }
-    }
-    /* Make the mapped root of the new user namespace (the first host uid of this sandbox's own
-     * range, idslot.c) our REAL ids only: until now we carried the host's uid 0, unmapped
-     * inside, and an exec with no id that is root inside would drop our namespace capabilities.
-     * With the real uid root inside, the exec keeps them as permitted, and the supervisor makes
-     * every id root first thing (an unprivileged setresuid to its real uid), which raises them
-     * again. The effective, saved and file-system ids stay the host's 0 until the exec because
-     * changing any of them resets the dumpable flag of our memory, and until the exec that
-     * memory is the caller's: a restore after the change raced with other threads' sandboxes,
-     * and a caller running several at once was left with no core dumps and root-owned /proc
-     * files for good (review finding). The real ids do not touch that flag. */
-    if (SYS3(SYS_setresgid, 0, -1, -1) < 0 || SYS3(SYS_setresuid, 0, -1, -1) < 0)
-        child_exit(125);
+    /* Nothing to wait for and no id to change: the child runs with the caller's credentials
+     * (host root) until the exec, and the supervisor makes the user namespace itself, as the
+     * sandbox's own unprivileged host uid (supervisor/main.c). Changing any id here, while this
+     * memory is still the caller's, would reset the caller's dumpable flag. */
     int n = a->n_fds, high = n + 8, tmp[ASB_CHILD_FDS];
     for (int i = 0; i < n; i++) {
         long fd = SYS3(SYS_fcntl, a->fds[i], F_DUPFD_CLOEXEC, high);

@@ -19,9 +19,6 @@
 #define ASB_CHILD_FDS (6 + ASB_MAX_FILES_IN + 1) /* + the code file */
 
 typedef struct asb_child_args {
-    int sync_r; /* the host's release ("x" once the id maps are written) */
-    int sync_w; /* the host's end, closed first: a host gone before the release reads as EOF */
-    bool memfd_noexec;
     /* Become fds 0..n-1 of the supervisor, the last one being the supervisor binary (exec'd
      * from it with AT_EMPTY_PATH and closed by the exec). */
     int fds[ASB_CHILD_FDS];

@@ -1,8 +1,9 @@
 /* native.c - the native backend, host side.
  *
- * One run: create the cgroup, clone the supervisor into fresh namespaces (user, pid, mount, ipc,
- * uts, net), map its ids to an unprivileged host range, move it into the cgroup, let it exec the
- * trusted supervisor binary, verify its attestation, release the workload, collect output with
+ * One run: create the cgroup, clone the trusted supervisor binary into new pid and time
+ * namespaces, let it make its user namespace as the sandbox's own unprivileged host uid (and the
+ * mount, ipc, uts, net ones inside it), check that owner and map its ids to that host range, move
+ * it into the cgroup, verify its attestation, release the workload, collect output with
  * caps, keep a backstop deadline, then read the verdict from the kernel's own evidence (wait
  * status, cgroup counters) and remove everything. No step falls back to something weaker. */
 #include "core/backend.h"
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
@@ -34,7 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -63,7 +65,7 @@ struct native_run {
     asb_cgroup_host_t cghost;
     asb_cgroup_t cg;
     bool cg_created;
-    int sup_fd, spec_fd, stdin_fd, ctl[2], out[2], err[2], sync[2];
+    int sup_fd, spec_fd, stdin_fd, ctl[2], out[2], err[2];
     int *file_fds;
     size_t n_file_fds;
     uint64_t files_in_bytes; /* what the supervisor copies before the program's clock starts */
@@ -80,7 +82,7 @@ struct native_run {
     json_t *pending_attest; /* the attestation, received while preparing; checked with the job */
     json_t *binds; /* the sandbox's read-only host directories, for its spec and its job's */
     char *sup_error;
-    bool attested, released, backstop_fired, sup_exited, reaped;
+    bool ids_granted, attested, released, backstop_fired, sup_exited, reaped;
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
     int sup_status;       /* wait status of the supervisor */
 };
@@ -288,28 +290,19 @@ static int send_cgroup(native_run_t *r, asb_error_t *err)
 static int spawn(native_run_t *r, asb_error_t *err)
 {
     const asb_profile_t *p = &r->plan->profile;
-    /* A time namespace too (clocks unchanged): otherwise /proc/self/ns/time is the host's inode
-     * in every sandbox, and a flock on it is a channel between them (red-team finding). */
-    uint64_t flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-                     CLONE_NEWTIME | CLONE_PIDFD;
-    if (p->ns_net)
-        flags |= CLONE_NEWNET;
+    /* Only the pid and time namespaces here: the supervisor makes its user namespace itself, as
+     * this sandbox's own unprivileged host uid, and the mount, ipc, uts and network ones inside
+     * it (supervisor/main.c). Made here by host root, a user namespace would be owned by host
+     * root, and everything the kernel counts per user up the namespaces (queued signals,
+     * processes, inotify instances) would add up in host root's own counts. A time namespace
+     * too (clocks unchanged): otherwise /proc/self/ns/time is the host's inode in every sandbox,
+     * and a flock on it is a channel between them (red-team finding). */
+    uint64_t flags = CLONE_NEWPID | CLONE_NEWTIME | CLONE_PIDFD;
     /* v2: the cgroup exists already and the child starts in it. */
     int cgfd = r->cg_created ? asb_cgroup_dirfd_v2(&r->cg) : -1;
     if (cgfd >= 0)
         flags |= CLONE_INTO_CGROUP;
-    /* The child changes only its real ids (child.c), but setresuid and setresgid also set the fs
-     * ids to the effective ones: for a calling thread whose fs ids differ (setfsuid, setfsgid)
-     * they would change, and with them the dumpable flag of the caller's memory, for good
-     * (review finding). Such a caller is refused, not changed. */
-    if ((uid_t)setfsuid((uid_t)-1) != geteuid() || (gid_t)setfsgid((gid_t)-1) != getegid())
-        return asb_err(err, -EPERM,
-                       "the calling thread's file-system uid or gid differs from its effective "
-                       "one (setfsuid/setfsgid): a run would reset the process's dumpable flag; "
-                       "set them back before the run");
     asb_child_args_t *a = &r->child_args;
-    a->sync_r = r->sync[0], a->sync_w = r->sync[1];
-    a->memfd_noexec = p->memfd_noexec;
     /* stdin is a placeholder until the job brings the real one (proto.h). */
     a->fds[0] = r->stdin_fd, a->fds[1] = r->out[1], a->fds[2] = r->err[1], a->fds[3] = r->ctl[1];
     a->fds[4] = r->spec_fd, a->fds[5] = r->sup_fd;
@@ -333,27 +326,48 @@ static int spawn(native_run_t *r, asb_error_t *err)
     long pid = asb_child_spawn(&ca, &r->child_args, &r->child);
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
     if (pid < 0)
-        return asb_err_sys(err, (int)-pid,
-                           "clone3 into new user, pid, mount, ipc, uts, time%s namespaces",
-                           p->ns_net ? ", net" : "");
+        return asb_err_sys(err, (int)-pid, "clone3 into new pid and time namespaces");
     r->pid = (pid_t)pid;
-    close_fd(&r->sync[0]);
     close_fd(&r->ctl[1]);
     close_fd(&r->out[1]);
     close_fd(&r->err[1]);
+    /* While the supervisor starts: its device nodes. The id maps, baseline's /usr and the cgroup
+     * follow its "userns" (grant_ids). */
+    if (p->root != ASB_ROOT_HOST)
+        return asb_native_send_dev_tree(r->ctl[0], err);
+    return 0;
+}
+
+/* The supervisor made its user namespace (supervisor/main.c): check that the kernel names this
+ * sandbox's own host uid as its owner (evidence, not the supervisor's word), map the sandbox's
+ * ids to this sandbox's host range, then send baseline's /usr idmapped through that namespace,
+ * the word "ids" and the cgroup. Anything wrong refuses the run. */
+static int grant_ids(native_run_t *r, asb_error_t *err)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)r->pid);
+    int ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0)
+        return asb_err_sys(err, errno, "open %s", path);
+    uid_t owner = 0;
+    int got = ioctl(ns, NS_GET_OWNER_UID, &owner);
+    int e = errno;
+    close(ns);
+    if (got < 0)
+        return asb_err_sys(err, e, "the owner of the sandbox's user namespace (NS_GET_OWNER_UID)");
+    if (owner != (uid_t)r->ids.base)
+        return asb_err(err, -EPERM,
+                       "the sandbox's user namespace is owned by host uid %u, not by its own "
+                       "host uid %u",
+                       (unsigned)owner, (unsigned)r->ids.base);
     int rc;
     if ((rc = write_id_map(r->pid, "uid_map", r->ids.base, err)) < 0 ||
         (rc = write_id_map(r->pid, "gid_map", r->ids.base, err)) < 0)
         return rc;
-    if (r->plan->profile.root == ASB_ROOT_OVERLAY_RW &&
-        (rc = asb_native_send_usr_tree(r->ctl[0], r->pid, err)) < 0)
+    if (usr_from_host(r) && (rc = asb_native_send_usr_tree(r->ctl[0], r->pid, err)) < 0)
         return rc;
-    if (r->plan->profile.root != ASB_ROOT_HOST &&
-        (rc = asb_native_send_dev_tree(r->ctl[0], err)) < 0)
-        return rc;
-    if (send(r->sync[1], "x", 1, MSG_NOSIGNAL) != 1)
-        return asb_err_sys(err, errno, "release supervisor");
-    close_fd(&r->sync[1]);
+    if (send_packet_fds(r->ctl[0], "ids", NULL, 0) < 0)
+        return asb_err_sys(err, EPIPE, "send the supervisor its ids");
     return send_cgroup(r, err);
 }
 
@@ -362,7 +376,7 @@ static int spawn(native_run_t *r, asb_error_t *err)
 static int spec_memfd(native_run_t *r, const asb_plan_t *plan, const char *const *files,
                       size_t n_files, asb_error_t *err)
 {
-    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r));
+    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r), r->ids.base);
     asb_wire_buf_t w = {0};
     asb_wire_from_json(&w, spec);
     json_decref(spec);
@@ -420,7 +434,15 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
     }
     if (fd >= 0)
         close(fd);
-    if (strcmp(type, "attest") == 0 && !r->res) {
+    if (strcmp(type, "userns") == 0 && !r->ids_granted) {
+        r->ids_granted = true;
+        asb_error_t ierr;
+        if (grant_ids(r, &ierr) < 0) {
+            if (!r->sup_error)
+                r->sup_error = strdup(ierr.message);
+            send_packet(r->ctl[0], "abort");
+        }
+    } else if (strcmp(type, "attest") == 0 && !r->res) {
         /* Still preparing: kept, and checked against the plan of the job that takes us. */
         if (!r->pending_attest)
             r->pending_attest = json_incref(m);
@@ -703,9 +725,8 @@ static void run_cleanup(native_run_t *r)
         asb_cgroup_destroy(&r->cg, &e);
         r->cg_created = false;
     }
-    int *fds[] = {&r->sup_fd,  &r->spec_fd, &r->stdin_fd, &r->ctl[0], &r->ctl[1],
-                  &r->out[0],  &r->out[1],  &r->err[0],   &r->err[1], &r->sync[0],
-                  &r->sync[1], &r->pidfd,   &r->ws_fd,    &r->mnt_ns};
+    int *fds[] = {&r->sup_fd, &r->spec_fd, &r->stdin_fd, &r->ctl[0], &r->ctl[1], &r->out[0],
+                  &r->out[1], &r->err[0],  &r->err[1],   &r->pidfd,  &r->ws_fd,  &r->mnt_ns};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
         close_fd(fds[i]);
     for (size_t i = 0; i < r->n_file_fds; i++)
@@ -780,7 +801,6 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = r->mnt_ns = -1;
     r->ids.fd = r->ids.dir = -1;
     r->ctl[0] = r->ctl[1] = r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
-    r->sync[0] = r->sync[1] = -1;
     asb_capbuf_init(&r->cap_out, tmpl->limits.output_bytes);
     asb_capbuf_init(&r->cap_err, tmpl->limits.output_bytes);
     const asb_profile_t *p = &tmpl->profile;
@@ -816,8 +836,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     if (r->spec_fd < 0 || (r->stdin_fd = memfd_with("stdin", "", 0, err)) < 0)
         return err->code;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->ctl) < 0 ||
-        pipe2(r->out, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0 ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r->sync) < 0)
+        pipe2(r->out, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0)
         return asb_err_sys(err, errno, "channels");
     fcntl(r->out[0], F_SETFL, O_NONBLOCK);
     fcntl(r->err[0], F_SETFL, O_NONBLOCK);

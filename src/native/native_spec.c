@@ -60,7 +60,7 @@ json_t *asb_native_binds(const asb_profile_t *p)
 }
 
 json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
-                        size_t n_files, bool usr_from_host)
+                        size_t n_files, bool usr_from_host, uint32_t host_id)
 {
     const asb_profile_t *p = &plan->profile;
     json_t *argv = json_array(), *env = json_array(), *files = json_array();
@@ -88,7 +88,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:I}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:I, s:I}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -99,7 +99,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
-        "usr_from_host", usr_from_host, "devpts", p->devpts, "stack_soft", stack_soft);
+        "usr_from_host", usr_from_host, "devpts", p->devpts, "stack_soft", stack_soft, "host_id",
+        (json_int_t)host_id);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

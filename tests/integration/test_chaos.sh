@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_chaos.sh - the full chaos matrix once, plus every attack's positive control.
-# Fails when: any attack other than kernel_version_leak and signal_quota (known holes) succeeds
+# Fails when: any attack other than kernel_version_leak (the shared kernel) succeeds
 # under hardened, cold or in a sandbox prepared ahead (pool-hardened);
 # any verdict is `error` (after one re-run of just the errored cells: `error` under heavy foreign
 # load on a 2-core host is honest, twice in a row is a failure); a positive control does not
@@ -71,10 +71,9 @@ matrix = json.load(open(sys.argv[1]))
 controls = json.load(open(sys.argv[2]))
 retry = json.load(open(sys.argv[3])) if len(sys.argv) > 3 and sys.argv[3] else None
 # mountinfo_leak is blocked too since /usr became an overlay (docs/CHAOS.md): a regression fails.
-# signal_quota is a known hole (THREAT_MODEL, "Shared per-user counters"): kill(2) queues
-# standard signals past RLIMIT_SIGPENDING and they count in host root's quota. Measured, not
-# fixed; the attack stays so that the matrix says so.
-allowed = {"kernel_version_leak", "signal_quota"}
+# signal_quota was a known hole until each sandbox's user namespace was owned by its own host uid
+# (THREAT_MODEL, "Shared per-user counters"): it must stay blocked now.
+allowed = {"kernel_version_leak"}
 fail = []
 runs = {(r["attack"], r["profile"]): r for r in matrix["runs"]}
 if retry:

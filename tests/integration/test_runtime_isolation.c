@@ -6,6 +6,8 @@
 #include "rt_common.h"
 
 #include <linux/capability.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -121,7 +123,8 @@ static int our_workloads(long *pids, int max)
 
 /* While a run is live, find its workload and read its status from the host: this is the
  * kernel's word, not the program's or the supervisor's. */
-static bool observe_workload(pthread_t th, status_fields_t *out, char *netns, size_t nlen)
+static bool observe_workload(pthread_t th, status_fields_t *out, char *netns, size_t nlen,
+                             long *userns_owner)
 {
     double end = rt_now() + 5.0;
     while (rt_now() < end) {
@@ -134,6 +137,13 @@ static bool observe_workload(pthread_t th, status_fields_t *out, char *netns, si
             snprintf(path, sizeof(path), "/proc/%ld/ns/net", pids[i]);
             ssize_t l = readlink(path, netns, nlen - 1);
             netns[l > 0 ? l : 0] = '\0';
+            /* Who the kernel says owns the workload's user namespace (its creator). */
+            snprintf(path, sizeof(path), "/proc/%ld/ns/user", pids[i]);
+            int ns = open(path, O_RDONLY | O_CLOEXEC);
+            uid_t owner = 0;
+            *userns_owner = ns >= 0 && ioctl(ns, NS_GET_OWNER_UID, &owner) == 0 ? (long)owner : -1;
+            if (ns >= 0)
+                close(ns);
             if (st) {
                 *out = parse_status(st);
                 free(st);
@@ -163,7 +173,8 @@ static void check_identity(const char *profile, long uid_in, uint64_t caps, int 
     assert_int_equal(pthread_create(&th, NULL, bg_run_main, &b), 0);
     status_fields_t host = {0};
     char netns[64] = "", mynet[64] = "";
-    bool seen = observe_workload(th, &host, netns, sizeof(netns));
+    long owner = -1;
+    bool seen = observe_workload(th, &host, netns, sizeof(netns), &owner);
     pthread_join(th, NULL);
     asb_result_t *r = &b.res;
     assert_int_equal(b.rc, 0);
@@ -174,6 +185,9 @@ static void check_identity(const char *profile, long uid_in, uint64_t caps, int 
     /* mapped into a range of its own: never a real host uid */
     assert_true(host.uid >= HOST_BASE && host.uid < 0x7fffffffL);
     assert_int_equal((host.uid - HOST_BASE) % HOST_RANGE, uid_in);
+    /* Its user namespace belongs to the sandbox's own first host uid, never to host root: the
+     * kernel charges what it counts per user (queued signals, processes) up to the owner. */
+    assert_int_equal(owner, host.uid - uid_in);
     assert_int_equal(host.cap_eff, caps);
     assert_int_equal(host.nnp, nnp);
     assert_int_equal(host.seccomp, seccomp);

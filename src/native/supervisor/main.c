@@ -187,17 +187,10 @@ int main(int argc, char **argv)
     asb_error_t err = {0};
     sup_spec_t spec;
     const int ctl = ASB_FD_CONTROL;
-    /* Every id becomes root of the namespace: the host's child set only our real ids (child.c),
-     * so this needs no privilege, and it makes our permitted capabilities effective. First,
-     * because changing ids clears the two flags below. Anything else means the sandbox is not
-     * the one the host made: nothing runs. */
-    uid_t ru, eu, su;
-    gid_t rg, eg, sg;
-    if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0 || getresuid(&ru, &eu, &su) < 0 ||
-        getresgid(&rg, &eg, &sg) < 0 || ru | eu | su | rg | eg | sg)
-        return fatal(NULL, "cannot make every id root of the sandbox's user namespace");
-    /* Not dumpable: nothing in the sandbox may ptrace us or open our /proc entries (exe, mem,
-     * fd), even as root of the namespace. */
+    /* We start as host root in new pid and time namespaces (native.c); the user namespace and
+     * the others come below (userns.c). Not dumpable: nothing in the sandbox may ptrace us or
+     * open our /proc entries (exe, mem, fd), even as root of the namespace (set again once our
+     * ids have changed, which clears both flags). */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     /* Nothing of the caller's signal state survives: an ignored SIGCHLD would auto-reap the
@@ -216,19 +209,27 @@ int main(int argc, char **argv)
     /* Nothing of the caller's personality, OOM protection or priority goes further. */
     if (sup_reset_inherited(&err) < 0)
         return fatal(&spec, err.message);
+    int proc_mnt = -1;
+    if (sup_enter_userns(&spec, ctl, &proc_mnt, &err) < 0)
+        return fatal(&spec, err.message);
+    /* The host sent the device nodes as we started; baseline's /usr and the ids follow our
+     * "userns". */
     const char *workspace = NULL;
-    int usr_tree = -1;
-    if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
-        return fatal(&spec, "no idmapped /usr from the host");
     int dev_tree = -1;
     if (spec.root != ASB_ROOT_HOST &&
         (dev_tree = sup_recv_fd(ctl, "dev_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
         return fatal(&spec, "no device nodes from the host");
-    int built = sup_build_root(&spec, usr_tree, dev_tree, &workspace, &err);
+    int usr_tree = -1;
+    if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
+        return fatal(&spec, "no idmapped /usr from the host");
+    if (sup_take_ids(&spec, ctl, &err) < 0)
+        return fatal(&spec, err.message);
+    int built = sup_build_root(&spec, usr_tree, dev_tree, proc_mnt, &workspace, &err);
     if (usr_tree >= 0)
         close(usr_tree);
     if (dev_tree >= 0)
         close(dev_tree);
+    close(proc_mnt);
     if (built < 0)
         return fatal(&spec, err.message);
     int wsfd = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);

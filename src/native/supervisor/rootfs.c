@@ -361,15 +361,23 @@ static int boot_id(asb_error_t *err)
     return xmount(STAGE "/boot_id", dst, NULL, MS_BIND, NULL, err);
 }
 
+/* The pid namespace's procfs, made as host root (userns.c: the namespace is the host's user
+ * namespace's, so no root of ours could make it), mounted at path. */
+static int attach_proc(int proc_mnt, const char *path, asb_error_t *err)
+{
+    if (syscall(SYS_move_mount, proc_mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return asb_err_sys(err, errno, "mount /proc at %s", path);
+    return 0;
+}
+
 /* /proc for the new pid namespace, with the entries that leak host kernel state or act on the
  * host masked and the kernel tunables under /proc/sys made read-only: the lists, and why each
  * entry is there, are core/proc_masks.h (the docker backend masks the same). */
-static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
+static int proc_fs(const sup_spec_t *spec, int proc_mnt, asb_error_t *err)
 {
     int rc;
     if ((rc = mkdir_p(NEWROOT "/proc", 0555, err)) < 0 ||
-        (rc = xmount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL,
-                     err)) < 0)
+        (rc = attach_proc(proc_mnt, NEWROOT "/proc", err)) < 0)
         return rc;
     /* Namespaced sysctls, set while /proc/sys is still writable for us (it is made read-only
      * below). The user-namespace limits cap this sandbox's share of host root's counters. */
@@ -413,14 +421,15 @@ static int proc_fs(const sup_spec_t *spec, asb_error_t *err)
     return 0;
 }
 
-static int host_root_workspace(const sup_spec_t *spec, const char **workspace, asb_error_t *err)
+static int host_root_workspace(const sup_spec_t *spec, int proc_mnt, const char **workspace,
+                               asb_error_t *err)
 {
     /* Weakened (ablation / test) mode: the host's tree, a private tmpfs on /tmp, new /proc. */
     int rc;
     unsigned long nx = spec->tmp_noexec ? MS_NOEXEC : 0;
     if ((rc = tmpfs("/tmp", spec->tmp_bytes + spec->workspace_bytes, "1777",
                     MS_NOSUID | MS_NODEV | nx, err)) < 0 ||
-        (rc = xmount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, err)) < 0)
+        (rc = attach_proc(proc_mnt, "/proc", err)) < 0)
         return rc;
     if (mkdir("/tmp/workspace", 0755) < 0)
         return asb_err_sys(err, errno, "mkdir /tmp/workspace");
@@ -430,15 +439,15 @@ static int host_root_workspace(const sup_spec_t *spec, const char **workspace, a
     return 0;
 }
 
-int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const char **workspace,
-                   asb_error_t *err)
+int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, int proc_mnt,
+                   const char **workspace, asb_error_t *err)
 {
     int rc;
     /* Cut propagation first: nothing mounted below may ever appear in the host's namespace. */
     if ((rc = xmount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL, err)) < 0)
         return rc;
     if (spec->root == ASB_ROOT_HOST)
-        return host_root_workspace(spec, workspace, err);
+        return host_root_workspace(spec, proc_mnt, workspace, err);
 
     uint64_t root_bytes = spec->root == ASB_ROOT_OVERLAY_RW ? spec->tmp_bytes : 1 * ASB_MIB;
     unsigned long wsx = spec->workspace_noexec ? MS_NOEXEC : 0;
@@ -447,7 +456,7 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, const cha
         (rc = mkdir_p(NEWROOT, 0755, err)) < 0 ||
         (rc = tmpfs(NEWROOT, root_bytes, "0755", MS_NOSUID | MS_NODEV, err)) < 0 ||
         (rc = system_paths(spec, usr_tree, err)) < 0 || (rc = synth_etc(spec, err)) < 0 ||
-        (rc = minimal_dev(spec, dev_tree, err)) < 0 || (rc = proc_fs(spec, err)) < 0)
+        (rc = minimal_dev(spec, dev_tree, err)) < 0 || (rc = proc_fs(spec, proc_mnt, err)) < 0)
         return rc;
     for (size_t i = 0; i < spec->n_bind_ro; i++) {
         char dst[4096];
