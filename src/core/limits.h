@@ -50,6 +50,11 @@
 #define ASB_USERNS_HOST_BASE 1500000000u
 #define ASB_USERNS_RANGE 65536u
 #define ASB_USERNS_SLOTS ((0x7fffffffu - ASB_USERNS_HOST_BASE) / ASB_USERNS_RANGE)
+/* Slot k's user namespace is owned (created) by host uid ASB_USERNS_OWNER_BASE + k: its own, so
+ * what the kernel counts per user up the namespaces is the sandbox's alone, and below every
+ * mapped range, so no id inside any sandbox is an owner outside (the owner has every capability
+ * in the namespace it owns: a file a sandbox's root could leave on the host must not carry it). */
+#define ASB_USERNS_OWNER_BASE (ASB_USERNS_HOST_BASE - ASB_USERNS_SLOTS)
 /* Where a process holds the slot of each sandbox it runs: a lock file per slot, root only. */
 #define ASB_USERNS_SLOT_DIR "/run/agent-sandbox/idslots"
 

@@ -101,6 +101,7 @@ int asb_idslot_take(asb_idslot_t *s, asb_error_t *err)
             s->dir = dir;
             s->slot = k;
             s->base = ASB_USERNS_HOST_BASE + k * ASB_USERNS_RANGE;
+            s->owner = ASB_USERNS_OWNER_BASE + k;
             /* Name the lock file's holder, for people looking at the directory: fixed width at
              * offset 0, no truncation (on ext4 a truncated-then-written file is flushed on close:
              * 0.4 ms of every run when /run is not a tmpfs). */

@@ -13,10 +13,11 @@
 #include <stdint.h>
 
 typedef struct asb_idslot {
-    int fd;        /* the locked lock file, -1 when none is held */
-    int dir;       /* the slot directory, checked when the slot was taken */
-    uint32_t slot; /* 0..ASB_USERNS_SLOTS-1 */
-    uint32_t base; /* host id that inside id 0 maps to */
+    int fd;         /* the locked lock file, -1 when none is held */
+    int dir;        /* the slot directory, checked when the slot was taken */
+    uint32_t slot;  /* 0..ASB_USERNS_SLOTS-1 */
+    uint32_t base;  /* host id that inside id 0 maps to */
+    uint32_t owner; /* host uid that creates (owns) the user namespace: never mapped inside */
 } asb_idslot_t;
 
 /* Take a free slot (a random one first, then the next free). 0, or an error naming the cause. */

@@ -338,8 +338,8 @@ static int spawn(native_run_t *r, asb_error_t *err)
     return 0;
 }
 
-/* The supervisor made its user namespace (supervisor/main.c): check that the kernel names this
- * sandbox's own host uid as its owner (evidence, not the supervisor's word), map the sandbox's
+/* The supervisor made its user namespace (supervisor/userns.c): check that the kernel names this
+ * sandbox's own owner uid as its owner (evidence, not the supervisor's word), map the sandbox's
  * ids to this sandbox's host range, then send baseline's /usr idmapped through that namespace,
  * the word "ids" and the cgroup. Anything wrong refuses the run. */
 static int grant_ids(native_run_t *r, asb_error_t *err)
@@ -355,11 +355,11 @@ static int grant_ids(native_run_t *r, asb_error_t *err)
     close(ns);
     if (got < 0)
         return asb_err_sys(err, e, "the owner of the sandbox's user namespace (NS_GET_OWNER_UID)");
-    if (owner != (uid_t)r->ids.base)
+    if (owner != (uid_t)r->ids.owner)
         return asb_err(err, -EPERM,
                        "the sandbox's user namespace is owned by host uid %u, not by its own "
-                       "host uid %u",
-                       (unsigned)owner, (unsigned)r->ids.base);
+                       "owner uid %u",
+                       (unsigned)owner, (unsigned)r->ids.owner);
     int rc;
     if ((rc = write_id_map(r->pid, "uid_map", r->ids.base, err)) < 0 ||
         (rc = write_id_map(r->pid, "gid_map", r->ids.base, err)) < 0)
@@ -376,7 +376,7 @@ static int grant_ids(native_run_t *r, asb_error_t *err)
 static int spec_memfd(native_run_t *r, const asb_plan_t *plan, const char *const *files,
                       size_t n_files, asb_error_t *err)
 {
-    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r), r->ids.base);
+    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r), r->ids.owner);
     asb_wire_buf_t w = {0};
     asb_wire_from_json(&w, spec);
     json_decref(spec);
@@ -449,7 +449,12 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
     } else if (strcmp(type, "attest") == 0 && !r->attested) {
         r->attested = true;
         asb_error_t cgerr;
-        if (r->cg_created && asb_cgroup_has_pid(&r->cg, r->pid, &cgerr) < 0) {
+        if (!r->ids_granted || (r->plan->profile.cgroup && !r->cg_created)) {
+            /* Our own supervisor cannot get here without them; refused all the same. */
+            if (!r->sup_error)
+                r->sup_error = strdup("attestation before the sandbox's ids and cgroup");
+            send_packet(r->ctl[0], "abort");
+        } else if (r->cg_created && asb_cgroup_has_pid(&r->cg, r->pid, &cgerr) < 0) {
             /* Limits that do not hold are refused like any failed control. */
             if (!r->sup_error)
                 r->sup_error = strdup(cgerr.message);
@@ -767,7 +772,14 @@ static void reap_stale(native_run_t *r)
 static int wait_attested(native_run_t *r, asb_error_t *err)
 {
     double deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
+    bool reaped = false;
     while (!r->pending_attest && !r->sup_error) {
+        /* Leftovers of dead owners, reaped while the supervisor builds its root: not before its
+         * ids, which it waits for (a stuck leftover can take seconds). */
+        if (r->ids_granted && !reaped) {
+            reap_stale(r);
+            reaped = true;
+        }
         struct pollfd p[2] = {{.fd = r->ctl[0], .events = POLLIN},
                               {.fd = r->pidfd, .events = POLLIN}};
         int left = (int)((deadline - now_s()) * 1000);
@@ -842,7 +854,6 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     fcntl(r->err[0], F_SETFL, O_NONBLOCK);
     if ((rc = spawn(r, err)) < 0)
         return rc;
-    reap_stale(r);
     if ((rc = wait_attested(r, err)) < 0)
         return rc;
     /* The placeholders went to the supervisor; the job brings its own spec and stdin. */

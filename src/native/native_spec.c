@@ -60,7 +60,7 @@ json_t *asb_native_binds(const asb_profile_t *p)
 }
 
 json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
-                        size_t n_files, bool usr_from_host, uint32_t host_id)
+                        size_t n_files, bool usr_from_host, uint32_t owner_uid)
 {
     const asb_profile_t *p = &plan->profile;
     json_t *argv = json_array(), *env = json_array(), *files = json_array();
@@ -99,8 +99,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
-        "usr_from_host", usr_from_host, "devpts", p->devpts, "stack_soft", stack_soft, "host_id",
-        (json_int_t)host_id);
+        "usr_from_host", usr_from_host, "devpts", p->devpts, "stack_soft", stack_soft, "owner_uid",
+        (json_int_t)owner_uid);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

@@ -10,10 +10,11 @@
  * idmapped clone); otherwise the supervisor builds /usr itself. */
 /* binds: asb_native_binds of the sandbox's profile, made once per sandbox (its spec and its
  * job's must name the same); borrowed. */
-/* host_id: the sandbox's own first host uid and gid (idslot.h): the supervisor becomes it to make
- * the user namespace, which the kernel then counts as that uid's, not host root's. */
+/* owner_uid: the sandbox's own owner uid (idslot.h; never mapped inside any sandbox): the
+ * supervisor becomes it to make the user namespace, whose per-user counts the kernel then charges
+ * to that uid, not to host root. */
 json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
-                        size_t n_files, bool usr_from_host, uint32_t host_id);
+                        size_t n_files, bool usr_from_host, uint32_t owner_uid);
 
 /* The host directories bound read-only into a sandbox of profile p, as a JSON array of paths
  * (new reference; it looks at the host's /etc for Debian JDK configuration). */

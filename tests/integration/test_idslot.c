@@ -37,6 +37,11 @@ static void test_live_slots_differ_and_survive_the_reaper(void **state)
     assert_int_not_equal(a.slot, b.slot);
     assert_true(a.slot < ASB_USERNS_SLOTS && b.slot < ASB_USERNS_SLOTS);
     assert_int_equal(a.base, ASB_USERNS_HOST_BASE + a.slot * ASB_USERNS_RANGE);
+    /* The owner uid: the slot's own, and outside every range mapped into a sandbox. */
+    assert_int_equal(a.owner, ASB_USERNS_OWNER_BASE + a.slot);
+    assert_int_not_equal(a.owner, b.owner);
+    assert_true(a.owner < ASB_USERNS_HOST_BASE &&
+                ASB_USERNS_OWNER_BASE + ASB_USERNS_SLOTS <= ASB_USERNS_HOST_BASE);
     assert_true((uint64_t)a.base + ASB_USERNS_RANGE - 1 <= 0x7fffffffu);
     (void)asb_idslot_reap();
     assert_true(exists(a.slot) && exists(b.slot)); /* held: never reaped */

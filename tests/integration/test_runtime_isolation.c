@@ -27,6 +27,9 @@ static const uint64_t DOCKER_CAPS =
  * privileged range is noticed. */
 #define HOST_BASE 1500000000L
 #define HOST_RANGE 65536L
+/* Slot k's user namespace owner: a uid of its own below every mapped range (ASB_USERNS_OWNER_BASE
+ * + k, one per slot). */
+#define OWNER_BASE (HOST_BASE - (0x7fffffffL - HOST_BASE) / HOST_RANGE)
 
 static void test_stdin_sum_hardened(void **state)
 {
@@ -185,9 +188,11 @@ static void check_identity(const char *profile, long uid_in, uint64_t caps, int 
     /* mapped into a range of its own: never a real host uid */
     assert_true(host.uid >= HOST_BASE && host.uid < 0x7fffffffL);
     assert_int_equal((host.uid - HOST_BASE) % HOST_RANGE, uid_in);
-    /* Its user namespace belongs to the sandbox's own first host uid, never to host root: the
-     * kernel charges what it counts per user (queued signals, processes) up to the owner. */
-    assert_int_equal(owner, host.uid - uid_in);
+    /* Its user namespace belongs to the sandbox's own owner uid, never to host root (the kernel
+     * charges what it counts per user, queued signals and processes, up to the owner), and never
+     * to an id mapped into any sandbox (the owner has every capability in it). */
+    assert_int_equal(owner, OWNER_BASE + (host.uid - HOST_BASE) / HOST_RANGE);
+    assert_true(owner < HOST_BASE);
     assert_int_equal(host.cap_eff, caps);
     assert_int_equal(host.nnp, nnp);
     assert_int_equal(host.seccomp, seccomp);

@@ -222,7 +222,7 @@ int main(int argc, char **argv)
     int usr_tree = -1;
     if (spec.usr_from_host && (usr_tree = sup_recv_fd(ctl, "usr_tree", ASB_SETUP_TIMEOUT_MS)) < 0)
         return fatal(&spec, "no idmapped /usr from the host");
-    if (sup_take_ids(&spec, ctl, &err) < 0)
+    if (sup_take_ids(ctl, &err) < 0)
         return fatal(&spec, err.message);
     int built = sup_build_root(&spec, usr_tree, dev_tree, proc_mnt, &workspace, &err);
     if (usr_tree >= 0)

@@ -380,7 +380,8 @@ static int proc_fs(const sup_spec_t *spec, int proc_mnt, asb_error_t *err)
         (rc = attach_proc(proc_mnt, NEWROOT "/proc", err)) < 0)
         return rc;
     /* Namespaced sysctls, set while /proc/sys is still writable for us (it is made read-only
-     * below). The user-namespace limits cap this sandbox's share of host root's counters. */
+     * below). The user-namespace limits cap what this sandbox's processes hold of its owner
+     * uid's counters (userns.c). */
     char val[32];
     snprintf(val, sizeof(val), "%d\n", ASB_SANDBOX_INOTIFY_INSTANCES);
     if ((rc = write_file(NEWROOT "/proc/sys/user/max_inotify_instances", val, 0644, err)) < 0)

@@ -68,7 +68,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     char **files = NULL, **binds = NULL;
     size_t n_files = 0, n_binds = 0;
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
-            keep = 0, stack_soft = 0, host_id = 0;
+            keep = 0, stack_soft = 0, owner_uid = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
          usrhost = 0, devpts = 0;
     /* Strict: well-formed, exactly these 29 keys (no duplicates: asb_wire_check), right types. */
@@ -101,14 +101,14 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_bool(m, mlen, "usr_from_host", &usrhost) < 0 ||
         asb_wire_get_bool(m, mlen, "devpts", &devpts) < 0 ||
         asb_wire_get_int(m, mlen, "stack_soft", &stack_soft) < 0 ||
-        asb_wire_get_int(m, mlen, "host_id", &host_id) < 0) {
+        asb_wire_get_int(m, mlen, "owner_uid", &owner_uid) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
     int r = parse_enum(root, roots, 3), c = parse_enum(cap, caps, 3), s = parse_enum(sec, secs, 3);
     if (r < 0 || c < 0 || s < 0 || strlen(nonce) >= sizeof(spec->nonce) || ws < 0 || tmp < 0 ||
         fsize < 0 || nofile < 0 || timeout_ms <= 0 || output < 0 || keep < 0 || stack_soft < -1 ||
-        host_id <= 0 || host_id > (int64_t)UINT32_MAX - 65536) {
+        owner_uid <= 0 || owner_uid >= (int64_t)UINT32_MAX) {
         asb_err(err, -EINVAL, "spec: a value is out of range");
         goto out;
     }
@@ -127,7 +127,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->uid = (long)uid, spec->gid = (long)gid;
     spec->fsize = (uint64_t)fsize, spec->nofile = (uint64_t)nofile;
     spec->stack_soft = stack_soft;
-    spec->host_id = (uint32_t)host_id;
+    spec->owner_uid = (uint32_t)owner_uid;
     spec->timeout_ms = (uint64_t)timeout_ms, spec->output_bytes = (uint64_t)output;
     if (!spec->argv[0]) {
         asb_err(err, -EINVAL, "spec: argv/env");
@@ -181,7 +181,7 @@ int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err)
         spec->caps == job->caps && spec->caps_keep == job->caps_keep &&
         spec->seccomp == job->seccomp && spec->uid == job->uid && spec->gid == job->gid &&
         spec->fsize == job->fsize && spec->nofile == job->nofile &&
-        spec->n_bind_ro == job->n_bind_ro && spec->host_id == job->host_id;
+        spec->n_bind_ro == job->n_bind_ro && spec->owner_uid == job->owner_uid;
     for (size_t i = 0; same && i < spec->n_bind_ro; i++)
         same = strcmp(spec->bind_ro[i], job->bind_ro[i]) == 0;
     for (size_t i = 0; i < job->n_bind_ro; i++)

@@ -30,7 +30,7 @@ typedef struct sup_spec {
     long uid, gid;
     uint64_t fsize, nofile;
     int64_t stack_soft; /* the caller's soft RLIMIT_STACK, -1 for unlimited */
-    uint32_t host_id;   /* the sandbox's own first host uid and gid: its user namespace's owner */
+    uint32_t owner_uid; /* host uid and gid that creates (owns) the user namespace (idslot.h) */
     uint64_t timeout_ms, output_bytes;
     char **argv;
     char **env;
@@ -76,11 +76,11 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, int proc_
                    const char **workspace, asb_error_t *err);
 
 /* userns.c: as host root, set vm.memfd_noexec and make the /proc instance of our pid namespace
- * (*proc_mnt), then become spec->host_id and unshare the user namespace, and tell the host
- * ("userns"). Then, on the host's "ids" (the maps are written), become root of it and unshare
- * the mount, ipc, uts and (spec->netns) network namespaces inside it. 0 or a negative code. */
+ * (*proc_mnt), then become spec->owner_uid and unshare the user namespace, tell the host
+ * ("userns") and unshare the mount, ipc, uts and (spec->netns) network namespaces inside it.
+ * Then, on the host's "ids" (the maps are written), become root of it. 0 or a negative code. */
 int sup_enter_userns(const sup_spec_t *spec, int ctl, int *proc_mnt, asb_error_t *err);
-int sup_take_ids(const sup_spec_t *spec, int ctl, asb_error_t *err);
+int sup_take_ids(int ctl, asb_error_t *err);
 int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err);
 /* Every path string in a loader cache (buf, len) lies under /usr/ or /lib* (ld_cache.c). */
 bool sup_ld_cache_paths_visible(const char *buf, size_t len);

@@ -11,12 +11,14 @@
  *   1. do what only host root can do for this pid namespace: set vm.memfd_noexec (the sysctl is
  *      per pid namespace, writable by global root only) and make its /proc instance (procfs
  *      takes its owner from the pid namespace, owned here by the host's user namespace);
- *   2. become the sandbox's own first host uid and gid (spec.host_id), keeping our capabilities
+ *   2. become the sandbox's own owner uid and gid (spec.owner_uid: one per id slot, below every
+ *      range mapped into a sandbox, so never an id inside one), keeping our capabilities
  *      for this one step (SECBIT_NO_SETUID_FIXUP) so that hosts that restrict unprivileged user
  *      namespaces still let us make one, and unshare the user namespace: the kernel records that
  *      uid as its owner, and the host checks it (NS_GET_OWNER_UID) before it maps our ids;
- *   3. after the host's "ids", become root of the namespace and make the mount, ipc, uts and
- *      (hardened) network namespaces inside it, so that they belong to it as before.
+ *   3. make the mount, ipc, uts and (hardened) network namespaces inside it, so that they belong
+ *      to it as before (no id map is needed for that: the host writes them meanwhile), and
+ *      after the host's "ids" become root of the namespace.
  * The mount namespace is made from inside the user namespace: every mount copied from the host
  * is locked there, as it was when clone3 made both at once. */
 #include "core/error.h"
@@ -64,9 +66,9 @@ static int proc_instance(asb_error_t *err)
 int sup_enter_userns(const sup_spec_t *spec, int ctl, int *proc_mnt, asb_error_t *err)
 {
     *proc_mnt = -1;
-    uid_t ru, eu, su;
-    if (getresuid(&ru, &eu, &su) < 0 || ru | eu | su)
-        return asb_err(err, -EPERM, "the supervisor did not start as host root");
+    if (geteuid() != 0)
+        return asb_err(err, -EPERM, "the supervisor did not start as host root (euid %u)",
+                       (unsigned)geteuid());
     /* 2 = no executable memfd: code written at run time cannot be exec'd via memfd + execveat.
      * The attestation checks the value; a kernel without it makes the hardened run refused. */
     if (spec->memfd_noexec) {
@@ -79,27 +81,37 @@ int sup_enter_userns(const sup_spec_t *spec, int ctl, int *proc_mnt, asb_error_t
     int mnt = proc_instance(err);
     if (mnt < 0)
         return mnt;
-    uid_t id = (uid_t)spec->host_id;
+    uid_t id = (uid_t)spec->owner_uid;
     if (setgroups(0, NULL) < 0 || prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0 ||
         setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0) {
-        asb_err_sys(err, errno, "become the sandbox's host uid %u", (unsigned)id);
+        asb_err_sys(err, errno, "become the sandbox's owner uid %u", (unsigned)id);
         close(mnt);
         return err->code;
     }
     if (unshare(CLONE_NEWUSER) < 0) {
-        asb_err_sys(err, errno, "unshare the user namespace as host uid %u", (unsigned)id);
+        asb_err_sys(err, errno, "unshare the user namespace as owner uid %u", (unsigned)id);
         close(mnt);
         return err->code;
     }
+    /* Changing ids cleared both flags: set again at once (and once more in sup_take_ids). */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (sup_send_msg(ctl, spec->nonce, "userns", NULL) < 0) {
         close(mnt);
         return asb_err(err, -EPIPE, "cannot tell the host about the user namespace");
+    }
+    /* While the host checks the owner and writes the maps. */
+    int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (spec->netns ? CLONE_NEWNET : 0);
+    if (unshare(flags) < 0) {
+        asb_err_sys(err, errno, "unshare mount, ipc, uts%s namespaces", spec->netns ? ", net" : "");
+        close(mnt);
+        return err->code;
     }
     *proc_mnt = mnt;
     return 0;
 }
 
-int sup_take_ids(const sup_spec_t *spec, int ctl, asb_error_t *err)
+int sup_take_ids(int ctl, asb_error_t *err)
 {
     int none[1];
     size_t n = 0;
@@ -115,13 +127,9 @@ int sup_take_ids(const sup_spec_t *spec, int ctl, asb_error_t *err)
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0 || getresuid(&ru, &eu, &su) < 0 ||
         getresgid(&rg, &eg, &sg) < 0 || ru | eu | su | rg | eg | sg)
         return asb_err(err, -EPERM, "cannot make every id root of the sandbox's user namespace");
-    /* Changing ids cleared both: nothing in the sandbox may ptrace us or open our /proc
-     * entries, and we die with the host. */
+    /* Not dumpable: nothing in the sandbox may ptrace us or open our /proc entries; and we die
+     * with the host. Set after the last id change, whatever it cleared. */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (spec->netns ? CLONE_NEWNET : 0);
-    if (unshare(flags) < 0)
-        return asb_err_sys(err, errno, "unshare mount, ipc, uts%s namespaces",
-                           spec->netns ? ", net" : "");
     return 0;
 }
