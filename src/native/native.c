@@ -1,8 +1,8 @@
 /* native.c - the native backend, host side.
  *
  * One run: create the cgroup, clone the trusted supervisor binary into new pid and time
- * namespaces, let it make its user namespace as the sandbox's own unprivileged host uid (and the
- * mount, ipc, uts, net ones inside it), check that owner and map its ids to that host range, move
+ * namespaces, let it make its user namespace as the sandbox's own owner uid (and the mount, ipc,
+ * uts, net ones inside it), check that owner and map its ids to the sandbox's host range, move
  * it into the cgroup, verify its attestation, release the workload, collect output with
  * caps, keep a backstop deadline, then read the verdict from the kernel's own evidence (wait
  * status, cgroup counters) and remove everything. No step falls back to something weaker. */
@@ -291,8 +291,8 @@ static int spawn(native_run_t *r, asb_error_t *err)
 {
     const asb_profile_t *p = &r->plan->profile;
     /* Only the pid and time namespaces here: the supervisor makes its user namespace itself, as
-     * this sandbox's own unprivileged host uid, and the mount, ipc, uts and network ones inside
-     * it (supervisor/main.c). Made here by host root, a user namespace would be owned by host
+     * this sandbox's own owner uid (idslot.h), and the mount, ipc, uts and network ones inside
+     * it (supervisor/userns.c). Made here by host root, a user namespace would be owned by host
      * root, and everything the kernel counts per user up the namespaces (queued signals,
      * processes, inotify instances) would add up in host root's own counts. A time namespace
      * too (clocks unchanged): otherwise /proc/self/ns/time is the host's inode in every sandbox,
