@@ -97,10 +97,15 @@ static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
                   {"mount_namespace", p->ns_mount}, {"ipc_namespace", p->ns_ipc},
                   {"uts_namespace", p->ns_uts},     {"cgroup_namespace", p->ns_cgroup},
                   {"network_namespace", p->ns_net}};
+        /* The user namespace is made by the supervisor as the sandbox's own owner uid, so what
+         * the kernel counts per user is charged there, not to host root (supervisor/userns.c). */
         for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
             json_array_append_new(
                 c, control(ns[i].name, json_boolean(ns[i].on), h->userns,
-                           ns[i].on ? (h->userns ? "available" : "user namespaces disabled")
+                           ns[i].on ? (!h->userns ? "user namespaces disabled"
+                                       : i == 0   ? "available; owned by a uid of the sandbox's "
+                                                    "own, not host root"
+                                                  : "available")
                                     : (strcmp(ns[i].name, "network_namespace") == 0
                                            ? "host network (by design)"
                                            : "not used")));
