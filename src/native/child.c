@@ -77,8 +77,8 @@ child_main(const asb_child_args_t *a)
 {
     /* Nothing to wait for and no id to change: the child runs with the caller's credentials
      * (host root) until the exec, and the supervisor makes the user namespace itself, as the
-     * sandbox's own unprivileged host uid (supervisor/main.c). Changing any id here, while this
-     * memory is still the caller's, would reset the caller's dumpable flag. */
+     * sandbox's own owner uid (supervisor/userns.c). Changing any id here, while this memory
+     * is still the caller's, would reset the caller's dumpable flag. */
     int n = a->n_fds, high = n + 8, tmp[ASB_CHILD_FDS];
     for (int i = 0; i < n; i++) {
         long fd = SYS3(SYS_fcntl, a->fds[i], F_DUPFD_CLOEXEC, high);
