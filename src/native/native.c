@@ -350,21 +350,20 @@ static int grant_ids(native_run_t *r, asb_error_t *err)
     if (ns < 0)
         return asb_err_sys(err, errno, "open %s", path);
     uid_t owner = 0;
-    int got = ioctl(ns, NS_GET_OWNER_UID, &owner);
-    int e = errno;
+    int rc = 0;
+    if (ioctl(ns, NS_GET_OWNER_UID, &owner) < 0)
+        rc =
+            asb_err_sys(err, errno, "the owner of the sandbox's user namespace (NS_GET_OWNER_UID)");
+    else if (owner != (uid_t)r->ids.owner)
+        rc = asb_err(err, -EPERM,
+                     "the sandbox's user namespace is owned by host uid %u, not by its own "
+                     "owner uid %u",
+                     (unsigned)owner, (unsigned)r->ids.owner);
+    else if ((rc = write_id_map(r->pid, "uid_map", r->ids.base, err)) == 0 &&
+             (rc = write_id_map(r->pid, "gid_map", r->ids.base, err)) == 0 && usr_from_host(r))
+        rc = asb_native_send_usr_tree(r->ctl[0], ns, err); /* the same namespace, not reopened */
     close(ns);
-    if (got < 0)
-        return asb_err_sys(err, e, "the owner of the sandbox's user namespace (NS_GET_OWNER_UID)");
-    if (owner != (uid_t)r->ids.owner)
-        return asb_err(err, -EPERM,
-                       "the sandbox's user namespace is owned by host uid %u, not by its own "
-                       "owner uid %u",
-                       (unsigned)owner, (unsigned)r->ids.owner);
-    int rc;
-    if ((rc = write_id_map(r->pid, "uid_map", r->ids.base, err)) < 0 ||
-        (rc = write_id_map(r->pid, "gid_map", r->ids.base, err)) < 0)
-        return rc;
-    if (usr_from_host(r) && (rc = asb_native_send_usr_tree(r->ctl[0], r->pid, err)) < 0)
+    if (rc < 0)
         return rc;
     if (send_packet_fds(r->ctl[0], "ids", NULL, 0) < 0)
         return asb_err_sys(err, EPIPE, "send the supervisor its ids");

@@ -93,13 +93,8 @@ out:
  * user namespace so root inside owns what host root owns, then handed to the supervisor as the
  * overlay's lower layer. Detached: it is never attached anywhere on the host, and it is freed
  * with the last fd. Only real root can idmap a host file system, hence the host does it. */
-int asb_native_send_usr_tree(int ctl, pid_t pid, asb_error_t *err)
+int asb_native_send_usr_tree(int ctl, int userns, asb_error_t *err)
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-    int ns = open(path, O_RDONLY | O_CLOEXEC);
-    if (ns < 0)
-        return asb_err_sys(err, errno, "open %s", path);
     int tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/usr",
                             OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     int rc = 0;
@@ -110,7 +105,7 @@ int asb_native_send_usr_tree(int ctl, pid_t pid, asb_error_t *err)
          * The overlay never writes its lower layer; this makes it impossible, not just unused. */
         struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY |
                                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                               .userns_fd = (uint64_t)ns};
+                               .userns_fd = (uint64_t)userns};
         if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
             rc = asb_err_sys(err, errno, "idmap /usr for the overlay");
     }
@@ -118,6 +113,5 @@ int asb_native_send_usr_tree(int ctl, pid_t pid, asb_error_t *err)
         rc = send_tree(ctl, "usr_tree", tree, err);
     if (tree >= 0)
         close(tree);
-    close(ns);
     return rc;
 }

@@ -6,9 +6,9 @@
 
 #include <sys/types.h>
 
-/* baseline: a read-only clone of the host's /usr idmapped into the user namespace of `pid`, sent
- * on ctl as "usr_tree". */
-int asb_native_send_usr_tree(int ctl, pid_t pid, asb_error_t *err);
+/* baseline: a read-only clone of the host's /usr idmapped through the user namespace `userns`
+ * (an fd of it; borrowed), sent on ctl as "usr_tree". */
+int asb_native_send_usr_tree(int ctl, int userns, asb_error_t *err);
 /* Every sandboxed run: a tmpfs of the sandbox's own device nodes, sent as "dev_tree". */
 int asb_native_send_dev_tree(int ctl, asb_error_t *err);
 

@@ -115,8 +115,6 @@ closed:
     (void)sup_flush(s->out, s->pend, &s->pend_off, &s->pend_len, until_eof);
 }
 
-/* What the main loop polls for a stream: the host's pipe while bytes are pending, else more
- * output from the workload. */
 static void stream_init(stream_t *s, int fd, int out)
 {
     s->fd = fd;
@@ -126,6 +124,8 @@ static void stream_init(stream_t *s, int fd, int out)
     s->pend_off = s->pend_len = 0; /* pend itself is written before it is read */
 }
 
+/* What the main loop polls for a stream: the host's pipe while bytes are pending, else more
+ * output from the workload. */
 static struct pollfd stream_poll(const stream_t *s)
 {
     if (s->pend_off < s->pend_len)
