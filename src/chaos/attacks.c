@@ -46,12 +46,15 @@ static const asb_chaos_attack_t ATTACKS[] = {
     {.name = "dev_mem", .what = "read physical memory via /dev/mem or a mknod'ed node"},
     {.name = "docker_socket", .what = "talk to a Docker API socket (harness decoy on the host)"},
     {.name = "cgroupfs_write", .what = "create cgroups in the host's hierarchies"},
-    {.name = "memory_bomb", .what = "allocate and touch 300 MB", .flags = ASB_CHAOS_WATCH},
+    {.name = "memory_bomb",
+     .what = "allocate and touch 300 MB",
+     .flags = ASB_CHAOS_WATCH,
+     .timeout_s = 15.0}, /* 76,800 first touches; a loaded paravirtualised guest took > 5 s */
     {.name = "thread_bomb", .what = "start 200 threads", .flags = ASB_CHAOS_WATCH},
     {.name = "fork_bomb",
      .what = "fork 300 processes",
      .flags = ASB_CHAOS_WATCH,
-     .control_timeout_s = 15.0}, /* 300 forks on a loaded host, then 3 s held */
+     .control_timeout_s = 30.0}, /* 300 forks on a loaded host, 3 s held, 300 reaped: 11 s seen */
     {.name = "cpu_spin",
      .what = "spin 3 processes for 0.8 s",
      .flags = ASB_CHAOS_EXCLUSIVE | ASB_CHAOS_WATCH},
@@ -62,7 +65,10 @@ static const asb_chaos_attack_t ATTACKS[] = {
     {.name = "orphan_survivor",
      .what = "double-fork a daemon that touches a marker for 4 s",
      .flags = ASB_CHAOS_AFTER | ASB_CHAOS_WATCH},
-    {.name = "output_flood", .what = "write 50 MB to stdout", .control_output_bytes = 64 * ASB_MIB},
+    {.name = "output_flood",
+     .what = "write 50 MB to stdout",
+     .control_timeout_s = 15.0, /* 2.9 s of its 5 s with five other controls running */
+     .control_output_bytes = 64 * ASB_MIB},
     /* Extras. */
     {.name = "kill_host_process",
      .what = "SIGKILL a host process the harness started",

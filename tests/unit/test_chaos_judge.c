@@ -412,6 +412,14 @@ static void test_resource_judges(void **state)
     snprintf(f.r.backend, sizeof(f.r.backend), "native");
     f.r.memory_peak_bytes = 120 * ASB_MIB;
     assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_BLOCKED);
+    /* The clock ended it short of 300 MB without an OOM kill: inconclusive, not a defence (a
+     * loaded CI host, 293 MiB in 5 s). A limit without swap always ends in an OOM kill. */
+    f.r.status = ASB_STATUS_TIMEOUT;
+    assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_ERROR);
+    assert_non_null(strstr(f.ev, "inconclusive"));
+    f.r.out_of_memory = true;
+    f.r.status = ASB_STATUS_OOM_KILLED;
+    assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_BLOCKED);
     f.o.watched = false;
     f.o.watch.max_rss_sum_kb = 0;
     f.r.memory_peak_bytes = 133 * ASB_MIB;
