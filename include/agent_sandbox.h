@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -222,6 +223,11 @@ int asb_result_exit_status(const asb_result_t *res);
 
 /* The result record as JSON (UTF-8, valid for any bytes the program wrote). *json is malloc'd. */
 int asb_result_to_json(const asb_result_t *res, char **json, asb_error_t *err);
+
+/* The same record written to out as it is encoded, with a final newline, never held whole in
+ * memory (a record of escaped output can be several times the output caps). Fails if any write
+ * fails; out may then hold part of a record. */
+int asb_result_write_json(const asb_result_t *res, FILE *out, asb_error_t *err);
 
 /* ---- profiles, host facts, maintenance --------------------------------------------------------
  */

@@ -285,6 +285,30 @@ EOF
 else
     fail "--json bytes not recoverable"
 fi
+# The record is written as it is encoded: 2 x 8 MiB of invalid UTF-8 (each byte an escaped U+FFFD,
+# 6 bytes in the record) once grew one 250 MB buffer and took the CLI to 700 MB (red-team
+# finding). Its peak now stays within a small multiple of the output: < 12 x 16 MiB.
+if $PY - "$CLI" "$TMP/big.json" <<'EOF'; then
+import json, resource, subprocess, sys
+cli, out = sys.argv[1], sys.argv[2]
+code = "import os\nb = b'\\xff' * (1 << 20)\nfor _ in range(8): os.write(1, b); os.write(2, b)"
+with open(out, "wb") as f:
+    rc = subprocess.run([cli, "run", "--json", "--timeout", "60", "--output-limit", str(8 << 20),
+                         "--code", code], stdout=f, stderr=subprocess.DEVNULL,
+                        stdin=subprocess.DEVNULL).returncode
+peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+d = json.load(open(out))
+assert rc == 0 and d["status"] == "completed", (rc, d["status"], d["error"])
+assert d["output_truncated"] == {"stdout": False, "stderr": False}, d["output_truncated"]
+assert len(d["stdout"]) == 8 << 20 and set(d["stdout"]) == {"\ufffd"}
+print(f"CLI peak {peak_mib:.0f} MiB for a 16 MiB output record")
+assert peak_mib < 12 * 16, f"CLI peak {peak_mib:.0f} MiB"
+EOF
+    pass "--json of 16 MiB of invalid UTF-8 keeps the CLI's memory bounded"
+else
+    fail "--json of 16 MiB of invalid UTF-8: CLI memory or record wrong"
+fi
+rm -f "$TMP/big.json"
 "$CLI" run --json --timeout 0.3 --code 'import time; time.sleep(5)' </dev/null >"$TMP/json" 2>/dev/null
 rc=$?
 if [[ $rc == 124 ]] && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"]=="timeout" and d["timed_out"] is True' "$TMP/json"; then

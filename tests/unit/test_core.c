@@ -15,6 +15,7 @@
 #include "core/result.h"
 
 #include <jansson.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,6 +345,24 @@ static void test_json_odd_bytes(void **state)
     assert_string_equal(json_string_value(json_object_get(o, "stderr")), (const char *)err);
     assert_string_equal(json_string_value(json_object_get(o, "status")), "completed");
     json_decref(o);
+    /* The streamed record is the same record, with a final newline; a write that fails is an
+     * error, not a silent short record. */
+    char *streamed = NULL;
+    size_t slen = 0;
+    FILE *mf = open_memstream(&streamed, &slen);
+    assert_non_null(mf);
+    assert_int_equal(asb_result_write_json(&r, mf, &e), 0);
+    assert_int_equal(fclose(mf), 0);
+    assert_int_equal(slen, strlen(s) + 1);
+    assert_memory_equal(streamed, s, strlen(s));
+    assert_int_equal(streamed[slen - 1], '\n');
+    free(streamed);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        setvbuf(full, NULL, _IONBF, 0);
+        assert_int_equal(asb_result_write_json(&r, full, &e), -ENOSPC);
+        fclose(full);
+    }
     free(s);
     asb_result_free(&r);
 }
