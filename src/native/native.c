@@ -758,12 +758,13 @@ static void reap_stale(native_run_t *r)
     char *report = NULL;
     asb_error_t reap_err;
     asb_cgroup_reap_stale(&r->cghost, &report, &reap_err);
-    /* A run that left cgroups behind (its caller was killed) left its host id slot's lock file
-     * too: take those along, so that leftovers do not wait for `agent-sandbox cleanup`
-     * (crash-QA finding). Only then: the scan opens every live slot's file. */
-    if (report)
-        (void)asb_idslot_reap();
     free(report);
+    /* A run whose caller was killed leaves its host id slot's lock file, with or without a
+     * cgroup (on v1 the slot is taken before the cgroup is made: a caller killed in between
+     * left slot files that no later run reaped, red-team finding). Every run takes those along,
+     * so that leftovers do not wait for `agent-sandbox cleanup`: one directory scan, and an
+     * open and a lock attempt per other live sandbox, while the supervisor builds its root. */
+    (void)asb_idslot_reap();
 }
 
 /* Until the supervisor has built the sandbox and its workload process has attested (or it

@@ -634,5 +634,25 @@ done < <(python3 "$(dirname "$0")/cli_signals.py" "$CLI" 2>&1 || echo "FAIL cli_
 left=$(list_dead_owner_cgroups | sort | comm -13 "$TMP/cg-before" -)
 [[ -z $left ]] && pass "cleanup reaps what signalled runs left" || fail "left after cleanup: $left"
 
+# A caller killed between taking its host id slot and making its cgroup (v1 makes the cgroup
+# later) leaves only the slot's lock file: the next run reaps it too, not only `cleanup`
+# (red-team finding: such files outlived any number of runs). Planted here as that file would
+# be, empty and locked by nobody.
+slots=/run/agent-sandbox/idslots
+if [[ -d $slots ]]; then
+    k=9870
+    while [[ -e $slots/$k ]]; do k=$((k - 1)); done
+    : >"$slots/$k"
+    "$CLI" run --code pass </dev/null >/dev/null 2>&1
+    if [[ ! -e $slots/$k ]]; then
+        pass "the next run reaps a dead caller's id slot file that has no cgroup"
+    else
+        rm -f "$slots/$k"
+        fail "a dead caller's id slot file without a cgroup survived the next run"
+    fi
+else
+    echo "SKIP: no $slots (no native run made it)"
+fi
+
 echo "$fails failure(s)"
 [[ $fails == 0 ]]
