@@ -79,6 +79,17 @@ expect_rc "refusal: missing supervisor is 125" 125 env ASB_SUPERVISOR=/nonexiste
     "$CLI" run --code 'pass'
 grep -q '^agent-sandbox: error: ' "$TMP/err" && pass "refusal says agent-sandbox: error:" ||
     fail "refusal message: $(cat "$TMP/err")"
+# A FIFO there is refused, not opened and waited on for ever (QA finding: every command hung);
+# a script or a non-executable copy is named as such, not as a broken hand-over later.
+mkfifo "$TMP/sup.fifo"
+expect_rc "refusal: a FIFO as the supervisor is 125, at once" 125 env ASB_SUPERVISOR="$TMP/sup.fifo" \
+    timeout 10 "$CLI" run --code 'pass'
+printf '#!/bin/sh\nexit 0\n' >"$TMP/sup.sh"
+chmod 755 "$TMP/sup.sh"
+expect_rc "refusal: a script as the supervisor is 125" 125 env ASB_SUPERVISOR="$TMP/sup.sh" \
+    "$CLI" run --code 'pass'
+grep -q "not an executable ELF file" "$TMP/err" && pass "a script as the supervisor: says why" ||
+    fail "script as the supervisor: $(cat "$TMP/err")"
 
 # --file-out ../x must be refused before anything runs: a subprocess run would leave a marker.
 marker="$TMP/ran-$RANDOM$RANDOM"
