@@ -40,6 +40,11 @@ typedef struct cli_seen {
 /* 0 the first time `flag` is met, else a clear error and -1. */
 int cli_once(cli_seen_t *seen, const char *flag);
 
+/* Whether `arg` is one of `cmd`'s value-taking options (`names`, NULL-terminated); if not, a
+ * clear "unknown option" error first. Checked before the value is looked for, so that an
+ * unknown last argument (or `--code=x`) is not reported as a missing value (QA finding). */
+bool cli_value_option(const char *cmd, const char *arg, const char *const *names);
+
 /* After printing --help: 0, or CLI_EXIT_INTERNAL with an error when stdout lost it. */
 int cli_help_done(void);
 

@@ -63,6 +63,11 @@ static int parse(int argc, char **argv, bench_args_t *a)
             a->suite = arg;
             continue;
         }
+        static const char *const value_opts[] = {
+            "--format",         "--mode",  "--submission", "--sandbox", "--profile",
+            "--evidence-class", "--image", "--out",        "--jobs",    NULL};
+        if (!cli_value_option("bench", arg, value_opts))
+            return -1;
         if (i + 1 >= argc) {
             cli_error("%s: missing value", arg);
             return -1;

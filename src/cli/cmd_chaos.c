@@ -112,6 +112,8 @@ int cli_chaos(int argc, char **argv)
     bool json = false, list = false;
     uint64_t repeat = 1, jobs = 4;
     cli_seen_t seen = {0};
+    static const char *const value_opts[] = {"--profiles", "--attacks", "--out",
+                                             "--repeat",   "--jobs",    NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -127,17 +129,20 @@ int cli_chaos(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             list = true;
         } else if (!strcmp(a, "--controls")) {
-            /* the same choice as --profiles control: one or the other, once */
+            /* the same choice as --profiles control: one or the other, once, in either order
+             * (QA finding: --controls then --profiles said --profiles was given twice) */
             for (size_t k = 0; k < seen.n; k++)
                 if (strcmp(seen.flags[k], "--profiles") == 0) {
                     cli_error("--controls and --profiles choose the same thing: give one, once");
                     return CLI_EXIT_USAGE;
                 }
-            if (cli_once(&seen, "--profiles") < 0)
+            if (cli_once(&seen, a) < 0)
                 return CLI_EXIT_USAGE;
             profiles = "control";
         } else if (strncmp(a, "--", 2) != 0) {
             cli_error("chaos: unexpected argument '%s' (see agent-sandbox chaos --help)", a);
+            return CLI_EXIT_USAGE;
+        } else if (!cli_value_option("chaos", a, value_opts)) {
             return CLI_EXIT_USAGE;
         } else if (!v) {
             cli_error("%s: missing value (see agent-sandbox chaos --help)", a);
@@ -145,6 +150,11 @@ int cli_chaos(int argc, char **argv)
         } else if (cli_once(&seen, a) < 0) {
             return CLI_EXIT_USAGE;
         } else if (!strcmp(a, "--profiles")) {
+            for (size_t k = 0; k < seen.n; k++)
+                if (strcmp(seen.flags[k], "--controls") == 0) {
+                    cli_error("--controls and --profiles choose the same thing: give one, once");
+                    return CLI_EXIT_USAGE;
+                }
             profiles = argv[++i];
         } else if (!strcmp(a, "--attacks")) {
             attack_list = argv[++i];

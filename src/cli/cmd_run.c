@@ -18,12 +18,14 @@ static void usage(FILE *f)
             "usage: agent-sandbox run [--profile P] [--backend native|docker]\n"
             "                         (--code STR | --file PATH | -- CMD ARGS...)\n"
             "                         [--stdin-file F] [--interpreter PATH] [--timeout S]\n"
-            "                         [--memory MB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
+            "                         [--memory MiB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
             "                         [--file-in HOST_PATH[:NAME]]... [--file-out NAME]...\n"
             "                         [--env KEY=VALUE]... [--image NAME] [--json]\n"
             "\n"
             "Runs code or a command under a hardening profile (default: hardened).\n"
-            "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened.\n"
+            "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened (and\n"
+            "docker-baseline, docker-hardened: the same with --backend docker).\n"
+            "At most 64 --file-in, 64 --file-out and 128 --env.\n"
             "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
             "terminal (it must end within the timeout), else empty.\n"
             "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
@@ -106,6 +108,13 @@ static int parse(int argc, char **argv, run_args_t *a)
             cli_error("run: unexpected argument '%s' (put the command after --)", arg);
             return -1;
         }
+        static const char *const value_opts[] = {
+            "--profile",    "--backend",      "--code",    "--file",
+            "--stdin-file", "--timeout",      "--memory",  "--pids",
+            "--cpus",       "--output-limit", "--file-in", "--file-out",
+            "--env",        "--interpreter",  "--image",   NULL};
+        if (!cli_value_option("run", arg, value_opts))
+            return -1;
         if (!(v = need(argc, argv, &i)))
             return -1;
         bool repeatable = strcmp(arg, "--file-in") == 0 || strcmp(arg, "--file-out") == 0 ||
@@ -135,7 +144,8 @@ static int parse(int argc, char **argv, run_args_t *a)
                 return -1;
             c->limits.memory_bytes = u * ASB_MIB;
         } else if (strcmp(arg, "--pids") == 0) {
-            if (cli_parse_u64(arg, v, 1, 1u << 22, &u) < 0)
+            /* 2: the limit counts the sandbox's supervisor too (plan.c says so of 1) */
+            if (cli_parse_u64(arg, v, 2, 1u << 22, &u) < 0)
                 return -1;
             c->limits.pids = u;
         } else if (strcmp(arg, "--cpus") == 0) {

@@ -135,6 +135,23 @@ int cli_once(cli_seen_t *seen, const char *flag)
     return 0;
 }
 
+bool cli_value_option(const char *cmd, const char *arg, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(arg, names[i]) == 0)
+            return true;
+    const char *eq = strchr(arg, '=');
+    for (size_t i = 0; eq && names[i]; i++)
+        if (strlen(names[i]) == (size_t)(eq - arg) &&
+            strncmp(arg, names[i], (size_t)(eq - arg)) == 0) {
+            cli_error("%s: unknown option '%s' (give the value as the next argument: %s VALUE)",
+                      cmd, arg, names[i]);
+            return false;
+        }
+    cli_error("%s: unknown option '%s' (see agent-sandbox %s --help)", cmd, arg, cmd);
+    return false;
+}
+
 int cli_parse_u64(const char *flag, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end = NULL;

@@ -63,6 +63,15 @@ int asb_latency_parse_args(int argc, char **argv, asb_latency_opts_t *o, asb_err
         }
         if (strncmp(arg, "--", 2) != 0)
             return asb_err(err, -EINVAL, "latency: unexpected argument '%s'", arg);
+        static const char *const value_opts[] = {"--rounds",    "--warmup", "--seed", "--profiles",
+                                                 "--reference", "--ablate", "--code", "--file",
+                                                 "--out",       "--plot",   NULL};
+        bool known = false;
+        for (size_t k = 0; value_opts[k] && !known; k++)
+            known = strcmp(arg, value_opts[k]) == 0;
+        /* Before the value is looked for: an unknown last argument is not a missing value. */
+        if (!known)
+            return asb_err(err, -EINVAL, "latency: unknown option '%s' (see --help)", arg);
         if (i + 1 >= argc)
             return asb_err(err, -EINVAL, "%s: missing value", arg);
         const char *v = argv[++i];

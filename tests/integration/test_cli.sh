@@ -104,6 +104,24 @@ fi
 
 # ---- usage errors: exit 2 and a clear message ----
 expect_usage "unknown command" "$CLI" frobnicate
+# An unknown option is named as one wherever it stands, also last (it was "missing value"), and
+# --opt=value says how to give the value (QA finding).
+for c in run bench chaos latency; do
+    case $c in
+    run) args=(run --code pass --bogus) ;;
+    bench) args=(bench x.json --reference --bogus) ;;
+    *) args=("$c" --bogus) ;;
+    esac
+    expect_usage "$c: an unknown last option" "$CLI" "${args[@]}"
+    grep -q "unknown option '--bogus'" "$TMP/err" && pass "$c: names the unknown last option" ||
+        fail "$c unknown last option: $(cat "$TMP/err")"
+done
+expect_usage "run --code=pass" "$CLI" run --code=pass
+grep -q "give the value as the next argument: --code VALUE" "$TMP/err" && pass "--code=pass: says how" ||
+    fail "--code=pass: $(cat "$TMP/err")"
+expect_usage "chaos --controls then --profiles" "$CLI" chaos --controls --profiles hardened
+grep -q "choose the same thing" "$TMP/err" && pass "chaos --controls --profiles: says why" ||
+    fail "chaos --controls --profiles: $(cat "$TMP/err")"
 expect_usage "chaos with an empty attack list" "$CLI" chaos --attacks ','
 # A stray comma or a name given twice is refused, as latency and bench refuse them (QA finding:
 # the matrix ran an attack twice, or took 'a,' as 'a').
