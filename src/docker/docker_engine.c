@@ -192,8 +192,16 @@ int asb_docker_engine_open(asb_docker_engine_t **out, asb_error_t *err)
     char *resp = NULL;
     asb_error_t perr = {0};
     rc = asb_docker_http(e, "GET", "/_ping", NULL, NULL, 0, 5000, &status, &resp, NULL, &perr);
-    if (rc == 0 && (status != 200 || strcmp(resp, "OK") != 0))
-        rc = asb_err(&perr, -EPROTO, "ping answered HTTP %ld '%.80s'", status, resp);
+    if (rc == 0 && (status != 200 || strcmp(resp, "OK") != 0)) {
+        /* Reached, but not a docker engine's answer: said as such, the body quoted whole (QA
+         * finding: cut at its last colon, it read as the reason it was not reachable). */
+        rc = asb_err(err, -EPROTO,
+                     "docker engine at %s answered its ping with HTTP %ld '%.80s', not 200 'OK'",
+                     e->socket, status, resp ? resp : "");
+        free(resp);
+        asb_docker_engine_close(e);
+        return rc;
+    }
     free(resp);
     if (rc < 0) {
         /* The reason is the transport's, without our own "docker engine at" prefix. */

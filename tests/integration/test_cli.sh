@@ -102,6 +102,34 @@ else
     fail "--file-out ../x: exit $rc, marker exists: $([[ -e $marker ]] && echo yes || echo no)"
 fi
 
+# An engine that answers, but badly, is said to have answered (QA finding: its body, cut at a
+# colon, read as the reason it was not reachable).
+sock="$TMP/fake-engine.sock"
+$PY - "$sock" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+s.settimeout(30)
+try:
+    for _ in range(4):
+        c, _ = s.accept()
+        c.recv(65536)
+        body = b"oops: internal: error"
+        c.sendall(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        c.close()
+except OSError:
+    pass
+EOF
+fake=$!
+for _ in $(seq 50); do [[ -S $sock ]] && break; sleep 0.1; done
+expect_rc "docker: an engine answering its ping with HTTP 500 is 125" 125 env DOCKER_HOST="unix://$sock" \
+    "$CLI" run --backend docker --code pass
+grep -q "answered its ping with HTTP 500 'oops: internal: error'" "$TMP/err" &&
+    pass "docker: a bad ping answer is named as one" || fail "docker bad ping: $(cat "$TMP/err")"
+kill $fake 2>/dev/null
+wait $fake 2>/dev/null
+
 # ---- usage errors: exit 2 and a clear message ----
 expect_usage "unknown command" "$CLI" frobnicate
 # An unknown option is named as one wherever it stands, also last (it was "missing value"), and
