@@ -173,6 +173,11 @@ int cli_chaos(int argc, char **argv)
     }
     size_t n_all;
     const asb_chaos_attack_t *all = asb_chaos_attacks(&n_all);
+    if (list && seen.n > 1) {
+        /* --list runs nothing: an option beside it was silently ignored (QA finding) */
+        cli_error("chaos --list takes no other option");
+        return CLI_EXIT_USAGE;
+    }
     if (list) {
         for (size_t i = 0; i < n_all; i++)
             printf("%-20s %s\n", all[i].name, all[i].what);

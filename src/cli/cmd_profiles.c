@@ -12,7 +12,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: agent-sandbox profiles [--backend native|docker] [--json]\n\n"
                "Lists each profile, each control, and whether this host enforces it.\n"
                "With --backend docker, prints the exact container create request and the\n"
-               "equivalent `docker run` argv per profile, without contacting any daemon.\n");
+               "equivalent `docker run` argv per profile, without contacting any daemon;\n"
+               "that listing is JSON with or without --json.\n");
 }
 
 /* ", name N unit", or ", name no limit" for 0 (the profile sets none: the caller's own, or the

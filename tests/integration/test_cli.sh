@@ -290,6 +290,7 @@ expect_usage "run --json twice" "$CLI" run --json --json --code pass
 expect_usage "profiles --json twice" "$CLI" profiles --json --json
 expect_usage "preflight --json twice" "$CLI" preflight --json --json
 expect_usage "chaos --list twice" "$CLI" chaos --list --list
+expect_usage "chaos --list with another option (it runs nothing)" "$CLI" chaos --list --profiles hardened
 expect_usage "bench --reference twice" "$CLI" bench "$SRC/examples/bench_suites/coding_starter.json" --reference --reference
 expect_usage "unknown flag" "$CLI" run --bogus x --code pass
 expect_usage "missing value" "$CLI" run --code
