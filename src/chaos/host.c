@@ -2,6 +2,8 @@
  * never share an object and a leftover is recognisable (asb-chaos-*). */
 #include "chaos/host.h"
 #include "core/error.h"
+#include "core/limits.h"
+#include "core/owner.h"
 #include "core/plan.h"
 #include "io/rmtree.h"
 
@@ -11,6 +13,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +203,19 @@ static int plant_extras(asb_chaos_host_t *h, asb_chaos_obs_t *o, asb_error_t *er
             key = key * 31u + (unsigned)rnd[i];
         key |= 0x40000000u;
         h->shm_id = shmget((key_t)key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+        if (h->shm_id >= 0) {
+            /* Said in the directory, for a reaper after a kill (only the id and key name it) */
+            char path[320], line[64];
+            snprintf(path, sizeof(path), "%s/shm", h->dir);
+            snprintf(line, sizeof(line), "%d %u\n", h->shm_id, key);
+            int sfd = write_file(path, line, O_CLOEXEC, err);
+            if (sfd < 0) {
+                shmctl(h->shm_id, IPC_RMID, NULL);
+                h->shm_id = -1;
+                return sfd;
+            }
+            close(sfd);
+        }
         void *p = h->shm_id >= 0 ? shmat(h->shm_id, NULL, 0) : (void *)-1;
         if (p == (void *)-1) {
             snprintf(o->plant_error, sizeof(o->plant_error), "shmget/shmat: %s", strerror(errno));
@@ -270,8 +287,12 @@ int asb_chaos_host_setup(asb_chaos_host_t *h, unsigned plant, asb_chaos_obs_t *o
     h->key_id = -1;
     h->fd_canary = h->kmsg_fd = -1;
     int rc, fd;
-    if ((rc = asb_random_hex(h->rnd, 8, err)) < 0 || (rc = asb_random_hex(o->nonce, 16, err)) < 0)
+    char tag[48], hex[17];
+    if ((rc = asb_owner_tag(tag, sizeof(tag))) < 0)
+        return asb_err(err, rc, "owner tag");
+    if ((rc = asb_random_hex(hex, 8, err)) < 0 || (rc = asb_random_hex(o->nonce, 16, err)) < 0)
         return rc;
+    snprintf(h->rnd, sizeof(h->rnd), "%s-%s", tag + strlen(ASB_OWNER_PREFIX "-"), hex);
     snprintf(h->dir, sizeof(h->dir), "/tmp/" ASB_CHAOS_TMP_PREFIX "%s", h->rnd);
     if (mkdir(h->dir, 0755) < 0) {
         h->dir[0] = '\0';
@@ -454,4 +475,130 @@ void asb_chaos_host_teardown(asb_chaos_host_t *h)
         }
         h->dir[0] = '\0';
     }
+}
+
+#define KEYCTL_SEARCH 10
+
+static void reap_append(char **report, const char *line)
+{
+    size_t old = *report ? strlen(*report) : 0, add = strlen(line);
+    char *n = realloc(*report, old + add + 2);
+    if (!n)
+        return;
+    memcpy(n + old, line, add);
+    n[old + add] = '\n';
+    n[old + add + 1] = '\0';
+    *report = n;
+}
+
+/* Unmount everything mounted at or under dir (an attack's stacked mounts, the planted tmpfs). */
+static void unmount_under(const char *dir)
+{
+    size_t dl = strlen(dir);
+    for (int pass = 0; pass < 16; pass++) {
+        char *mi = read_text("/proc/self/mountinfo", 1 << 20);
+        if (!mi)
+            return;
+        bool any = false;
+        char *save = NULL;
+        for (char *line = strtok_r(mi, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            char mp[512];
+            if (sscanf(line, "%*s %*s %*s %*s %511s", mp) == 1 && strncmp(mp, dir, dl) == 0 &&
+                (mp[dl] == '\0' || mp[dl] == '/') && umount2(mp, MNT_DETACH) == 0)
+                any = true;
+        }
+        free(mi);
+        if (!any)
+            return;
+    }
+}
+
+/* The SysV segment a dead harness recorded in dir/shm: removed only while the id still names
+ * a segment with that key (ids are reused). */
+static void reap_shm(int dirfd)
+{
+    int fd = openat(dirfd, "shm", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[64] = "";
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    int id;
+    unsigned key;
+    struct shmid_ds ds;
+    if (n > 0 && sscanf(buf, "%d %u", &id, &key) == 2 && id >= 0 &&
+        shmctl(id, IPC_STAT, &ds) == 0 && (unsigned)ds.shm_perm.__key == key)
+        shmctl(id, IPC_RMID, NULL);
+}
+
+static bool reap_one(const char *name, char **report)
+{
+    /* name: asb-chaos-<pid>-<start>-<hex> */
+    char tagged[128];
+    pid_t pid;
+    uint64_t start;
+    const char *rnd = name + strlen(ASB_CHAOS_TMP_PREFIX);
+    snprintf(tagged, sizeof(tagged), ASB_OWNER_PREFIX "-%s", rnd);
+    if (!asb_owner_parse(tagged, &pid, &start) || asb_owner_alive(pid, start))
+        return false;
+    char dir[256], path[320];
+    snprintf(dir, sizeof(dir), "/tmp/%s", name);
+    unmount_under(dir);
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd >= 0) {
+        reap_shm(dirfd);
+        close(dirfd);
+    }
+    long key = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", name, 0);
+    if (key >= 0)
+        syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
+    snprintf(path, sizeof(path), "/root/.%s", name);
+    unlink(path);
+    snprintf(path, sizeof(path), "/%s", name);
+    unlink(path);
+    snprintf(path, sizeof(path), "/etc/%s", name);
+    unlink(path);
+    asb_chaos_host_t h; /* only for the list of cgroup hierarchies */
+    memset(&h, 0, sizeof(h));
+    snprintf(h.rnd, sizeof(h.rnd), "%s", rnd);
+    cgroup_targets(&h);
+    for (int i = 0; i < h.n_cgroup_targets; i++)
+        rmdir(h.cgroup_targets[i]);
+    int parent = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    asb_error_t e;
+    bool gone = parent >= 0 && asb_rmtree_at(parent, name, &e) == 0;
+    if (parent >= 0)
+        close(parent);
+    char line[400];
+    snprintf(line, sizeof(line), "removed chaos leftovers of dead harness %d: %s%s", (int)pid, dir,
+             gone ? "" : " (the directory could not be removed)");
+    reap_append(report, line);
+    return gone;
+}
+
+int asb_chaos_reap_stale(char **report)
+{
+    DIR *d = opendir("/tmp");
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *de;
+    /* Names first, then the work: removing entries while reading the directory may skip some. */
+    char(*names)[256] = NULL;
+    size_t n = 0;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, ASB_CHAOS_TMP_PREFIX, strlen(ASB_CHAOS_TMP_PREFIX)) != 0 ||
+            de->d_type != DT_DIR || strlen(de->d_name) >= 200)
+            continue;
+        char(*more)[256] = realloc(names, (n + 1) * sizeof(*names));
+        if (!more)
+            break;
+        names = more;
+        snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
+    }
+    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        removed += reap_one(names[i], report);
+    free(names);
+    return removed;
 }

@@ -25,7 +25,9 @@ enum {
 
 typedef struct asb_chaos_host {
     unsigned plant;
-    char rnd[17];
+    /* "<owner pid>-<owner start time>-<16 hex>": every name below carries it, so that what a
+     * killed harness left is found and removed by `cleanup` (asb_chaos_reap_stale). */
+    char rnd[64];
     char dir[256]; /* /tmp/asb-chaos-<rnd>, removed with everything in it */
     char root_canary[256], tmp_canary[300], marker[300], mount_target[300], docker_path[300];
     char planted_mount[300]; /* PLANT_MOUNT: where, when mounted */
@@ -58,5 +60,12 @@ long long asb_chaos_host_marker_mtime(const asb_chaos_host_t *h);
 
 /* Remove every planted object; undo mounts and cgroups the attack made. */
 void asb_chaos_host_teardown(asb_chaos_host_t *h);
+
+/* What harnesses that were killed (SIGKILL: no teardown ran) left on the host: for each
+ * /tmp/asb-chaos-<rnd> whose owner is gone, the same objects teardown removes (mounts under
+ * it, its canaries, the write attacks' targets, cgroup targets, its key and SysV segment),
+ * then the directory. Live harnesses' are never touched. Appends a line per harness to
+ * *report (malloc'd); returns how many were removed. */
+int asb_chaos_reap_stale(char **report);
 
 #endif

@@ -2,6 +2,7 @@
 #include "chaos/attacks.h"
 #include "chaos/report.h"
 #include "chaos/runner.h"
+#include "chaos/host.h"
 #include "cli/cli.h"
 #include "core/plan.h"
 
@@ -187,6 +188,17 @@ int cli_chaos(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (ensure_secret(argc, argv) < 0)
         return CLI_EXIT_INTERNAL;
+    /* What harnesses killed with SIGKILL left on the host (canaries, planted files, mounts) goes
+     * first, as a native run takes dead callers' cgroups along. */
+    char *stale = NULL;
+    (void)asb_chaos_reap_stale(&stale);
+    for (char *line = stale, *nl; line && *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        fprintf(stderr, "agent-sandbox: note: %.*s\n", (int)(nl - line), line);
+    }
+    free(stale);
 
     int rc = CLI_EXIT_USAGE;
     char **names = NULL, **pnames = NULL;

@@ -1,4 +1,5 @@
 /* cmd_cleanup.c - `agent-sandbox cleanup`: remove owner-tagged leftovers and say what went. */
+#include "chaos/host.h"
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -9,9 +10,11 @@ int cli_cleanup(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: agent-sandbox cleanup\n\nRemoves cgroups, temp dirs and containers "
-                   "left by runs whose owner process\nis gone (a crash or a kill), and prints "
-                   "each one removed. Runs of live owners are\nnever touched.\n");
+            printf(
+                "usage: agent-sandbox cleanup\n\nRemoves cgroups, temp dirs, containers and chaos "
+                "canaries left by runs whose owner process\nis gone (a crash or a kill), and "
+                "prints "
+                "each one removed. Runs of live owners are\nnever touched.\n");
             return 0;
         }
         cli_error("cleanup: unknown option '%s'", argv[i]);
@@ -20,6 +23,9 @@ int cli_cleanup(int argc, char **argv)
     char *report = NULL;
     asb_error_t err;
     int rc = asb_cleanup(&report, &err);
+    /* A chaos harness killed with SIGKILL left its canaries, planted files and mounts: they
+     * carry its owner tag too (chaos/host.c). */
+    (void)asb_chaos_reap_stale(&report);
     if (report && *report)
         fputs(report, stdout);
     else

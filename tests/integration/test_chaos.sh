@@ -179,6 +179,25 @@ if ! grep -q "interrupted by signal 15" "$out/int2.err"; then
     exit 1
 fi
 echo "interrupted by timeout(1): orderly"
+# SIGKILL leaves no teardown: what was planted stays until `cleanup` (or the next chaos start)
+# takes it, by the dead harness's owner tag in every name (QA finding: a killed harness's
+# canaries stayed, and failed a later CI run's leftover check).
+"$CLI" chaos --profiles baseline,hardened --jobs 4 >/dev/null 2>&1 &
+kpid=$!
+for _ in $(seq 100); do
+    [ -n "$(ls -d /root/.asb-chaos-"$kpid"-* 2>/dev/null)" ] && break
+    sleep 0.1
+done
+kill -KILL "$kpid"
+wait "$kpid" 2>/dev/null || true
+killed_left=$(ls -d /tmp/asb-chaos-"$kpid"-* /root/.asb-chaos-"$kpid"-* 2>/dev/null || true)
+if [ -z "$killed_left" ]; then echo "FAIL: SIGKILL: nothing was planted within 10 s"; exit 1; fi
+"$CLI" cleanup >"$out/cleanup.txt" 2>&1 || { echo "FAIL: cleanup: $(cat "$out/cleanup.txt")"; exit 1; }
+if ! grep -q "removed chaos leftovers of dead harness $kpid" "$out/cleanup.txt"; then
+    echo "FAIL: cleanup did not name the killed harness: $(cat "$out/cleanup.txt")"
+    exit 1
+fi
+echo "SIGKILLed harness: $(echo "$killed_left" | wc -l) leftover(s), removed by cleanup"
 # Nothing planted may be left behind on the host.
 left=$(ls -d /tmp/asb-chaos-[0-9a-f]* /root/.asb-chaos-* /asb-chaos-* /etc/asb-chaos-* 2>/dev/null | grep -v "$out" || true)
 if [ -n "$left" ]; then echo "FAIL: leftovers: $left"; exit 1; fi
