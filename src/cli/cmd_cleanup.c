@@ -10,11 +10,10 @@ int cli_cleanup(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf(
-                "usage: agent-sandbox cleanup\n\nRemoves cgroups, temp dirs, containers and chaos "
-                "canaries left by runs whose owner process\nis gone (a crash or a kill), and "
-                "prints "
-                "each one removed. Runs of live owners are\nnever touched.\n");
+            printf("usage: agent-sandbox cleanup\n\n"
+                   "Removes cgroups, temp dirs, containers and chaos canaries left by runs whose\n"
+                   "owner process is gone (a crash or a kill), and prints each one removed. Runs\n"
+                   "of live owners are never touched.\n");
             return 0;
         }
         cli_error("cleanup: unknown option '%s'", argv[i]);

@@ -138,13 +138,11 @@ static int open_supervisor(asb_error_t *err)
         /* Named here, not as a later broken hand-over (QA finding: a text file said "hand
          * dev_tree to the supervisor (Broken pipe)", a 0600 copy "ended before its
          * attestation"). */
+        static const unsigned char elf[4] = {0x7f, 'E', 'L', 'F'};
         unsigned char magic[4] = {0};
         if (!(st.st_mode & S_IXUSR) ||
             pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-            memcmp(magic,
-                   "\x7f"
-                   "ELF",
-                   4) != 0) {
+            memcmp(magic, elf, sizeof(elf)) != 0) {
             close(fd);
             return asb_err(err, -ENOEXEC, "supervisor %s is not an executable ELF file%s", cands[i],
                            (st.st_mode & S_IXUSR) ? "" : " (no execute permission)");
