@@ -303,12 +303,15 @@ json_t *asb_bench_honesty_json(const asb_bench_options_t *opts, const asb_bench_
     const char *given_profile = strcmp(opts->lane.sandbox, "subprocess") == 0
                                     ? (opts->lane.profile ? opts->lane.profile : "subprocess")
                                     : (opts->lane.profile ? opts->lane.profile : "hardened");
+    /* The subprocess lane's candidate runs on the host as the caller: it can read the suite
+     * file, oracle and reference included (red-team finding), so the oracle is not held out. */
+    bool unsafe = strcmp(opts->lane.sandbox, "subprocess") == 0;
     return json_pack(
-        "{s:{s:s, s:s}, s:{s:s, s:s?}, s:{s:s, s:s?, s:b, s:s}, s:b, s:b, s:s}", "lane", "given",
-        opts->lane.sandbox, "enforced", opts->lane.sandbox, "profile", "given", given_profile,
-        "enforced", enforced_profile, "evidence_class", "given", given, "enforced", enforced,
-        "changed", enforced == NULL || strcmp(enforced, given) != 0, "why", why, "lane_ran",
-        rep->lane_up, "unsafe_lane", strcmp(opts->lane.sandbox, "subprocess") == 0, "verdict_from",
+        "{s:{s:s, s:s}, s:{s:s, s:s?}, s:{s:s, s:s?, s:b, s:s}, s:b, s:b, s:b, s:s}", "lane",
+        "given", opts->lane.sandbox, "enforced", opts->lane.sandbox, "profile", "given",
+        given_profile, "enforced", enforced_profile, "evidence_class", "given", given, "enforced",
+        enforced, "changed", enforced == NULL || strcmp(enforced, given) != 0, "why", why,
+        "lane_ran", rep->lane_up, "unsafe_lane", unsafe, "oracle_hidden", !unsafe, "verdict_from",
         "the grader's proof that check() returned (per-run secret), never candidate output");
 }
 

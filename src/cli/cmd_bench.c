@@ -23,11 +23,12 @@ static void usage(FILE *f)
             "                           [--jobs N] [--image NAME] [--out artifact.json]\n"
             "\n"
             "Runs each task's candidate in the lane, kills it, then grades it in a fresh sandbox\n"
-            "of the same lane with the held-out oracle. SUITE is a suite JSON file, or with\n"
-            "--format humaneval a HumanEval JSONL[.gz] file. --submission takes a directory\n"
-            "(DIR/<task id>/<files>), a JSON object (task id -> files) or HumanEval samples\n"
-            "(.jsonl[.gz] lines of task_id + completion). A lane that cannot run makes every\n"
-            "row void. Writes the artifact to --out (default: stdout).\n"
+            "of the same lane with the held-out oracle (held out in the native and docker lanes\n"
+            "only: the subprocess lane's candidate can read the suite). SUITE is a suite JSON\n"
+            "file, or with --format humaneval a HumanEval JSONL[.gz] file. --submission takes a\n"
+            "directory (DIR/<task id>/<files>), a JSON object (task id -> files) or HumanEval\n"
+            "samples (.jsonl[.gz] lines of task_id + completion). A lane that cannot run makes\n"
+            "every row void. Writes the artifact to --out (default: stdout).\n"
             "Exit status: 0 when the bench ran (whatever the verdicts), 2 usage, 125 failure.\n");
 }
 

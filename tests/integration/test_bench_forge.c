@@ -343,6 +343,8 @@ static void test_docker_lane_without_engine_is_all_void(void **state)
     json_t *ec = json_object_get(json_object_get(a, "honesty"), "evidence_class");
     assert_string_equal(json_string_value(json_object_get(ec, "given")), "captured_fixture");
     assert_true(json_is_null(json_object_get(ec, "enforced")));
+    /* A sandboxed lane holds the oracle out (the subprocess lane says false: bench_sandboxes). */
+    assert_true(json_is_true(json_object_get(json_object_get(a, "honesty"), "oracle_hidden")));
     json_decref(a);
     free(json);
     asb_bench_report_free(&rep);

@@ -16,6 +16,7 @@ assert agg["pass_rate"] == 1.0, agg
 assert len(sub["rows"]) == 3 and all(r["verdict"] == "pass" for r in sub["rows"])
 assert all(r["grader"]["backend"] == "subprocess" for r in sub["rows"])
 assert sub["honesty"]["unsafe_lane"] is True
+assert sub["honesty"]["oracle_hidden"] is False  # the candidate can read the suite there
 assert isinstance(dock["docker_available"], bool)
 assert dock["launched_container"] is False
 for k in ("image", "memory", "cpus", "pids_limit", "hardened_argv", "isolation_flags",
