@@ -316,6 +316,35 @@ fi
 grep -q 'warning: .*ON THE HOST' "$TMP/err" && pass "subprocess warns that code runs on the host" ||
     fail "subprocess warning missing: $(cat "$TMP/err")"
 
+# An exception the candidate raises reaches the oracle as the same built-in class, so an oracle
+# may expect ValueError (red-team finding: every exception arrived as RuntimeError, and a suite's
+# own reference failed); a class outside the interpreter's Exception subclasses (SystemExit) does
+# not cross, and a wrong class fails.
+mkdir -p "$TMP/exc"
+$PY - "$TMP/exc" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+oracle = ("def check(candidate):\n"
+          "    try:\n        candidate(-1)\n    except ValueError as e:\n        assert 'negative' in str(e)\n"
+          "    else:\n        raise AssertionError('no ValueError')\n"
+          "    assert candidate(3) == 9\n")
+body = "def sq(x):\n    if x < 0:\n        raise {}('negative')\n    return x * x\n"
+suite = {"format": "agent-sandbox.bench-suite/1", "name": "exc", "tasks": [
+    {"id": "exc/value", "prompt": "square; ValueError when negative", "language": "python",
+     "entry_file": "solution.py", "entry_point": "sq",
+     "reference": {"solution.py": body.format("ValueError")},
+     "oracle": {"kind": "python_check", "test": oracle}, "limits": {"timeout_s": 10}}]}
+json.dump(suite, open(os.path.join(d, "suite.json"), "w"))
+for name, cls in (("wrong", "TypeError"), ("exit", "SystemExit")):
+    json.dump({"exc/value": {"solution.py": body.format(cls)}}, open(os.path.join(d, name + ".json"), "w"))
+EOF
+for case in "--reference:pass" "--submission $TMP/exc/wrong.json:fail" "--submission $TMP/exc/exit.json:fail"; do
+    "$CLI" bench "$TMP/exc/suite.json" --sandbox native ${case%:*} --out "$TMP/exc/a.json" </dev/null >/dev/null 2>&1
+    got=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["verdict"])' "$TMP/exc/a.json" 2>/dev/null)
+    [[ $got == "${case##*:}" ]] && pass "bench: an exception crossing to the oracle (${case%:*}): $got" ||
+        fail "bench exception crossing (${case%:*}): $got, want ${case##*:}"
+done
+
 # ---- --json for any bytes ----
 "$CLI" run --json --code "import sys; sys.stdout.buffer.write(b'a\\xff\\x00b\\xc3'); sys.stderr.buffer.write(b'\\x00\\x01\\xfe')" \
     </dev/null >"$TMP/json" 2>"$TMP/err"
