@@ -88,6 +88,16 @@ int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *pa
 /* cgroup v1: set the native backend's TCP socket memory limit (a quarter of memory_bytes) on the
  * running container's own memory cgroup and read it back; nothing on cgroup v2 (memory.max
  * counts sockets) or without a memory limit. Before the workload is released (docker_tcp.c). */
+/* The container's own cgroup directory on the host, in the hierarchy with the ASB_CGROUP_CTRL_*
+ * bit ctrl (v2: the one hierarchy), checked to be the container's: 1 found (into dir), 0 when
+ * this host has no such hierarchy or the container's init is in none, <0 error (docker_cgroup.c).
+ */
+int asb_docker_container_cgroup(asb_docker_engine_t *eng, const char *id, unsigned ctrl, char *dir,
+                                size_t len, asb_error_t *err);
+
+/* SIGKILL every process in the container's cgroup, from the host (best effort). */
+void asb_docker_kill_container_procs(asb_docker_engine_t *eng, const char *id);
+
 int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,
                             asb_error_t *err);
 

@@ -20,91 +20,27 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The container's memory cgroup path (relative to the v1 memory hierarchy's root) from
- * /proc/PID/cgroup: 1 found, 0 when the process is in no v1 memory hierarchy (cgroup v2). */
-static int memory_cgroup_of(pid_t pid, char *path, size_t len, asb_error_t *err)
-{
-    char name[64];
-    snprintf(name, sizeof(name), "/proc/%d/cgroup", (int)pid);
-    FILE *f = fopen(name, "re");
-    if (!f && errno == ENOENT)
-        return asb_err(err, -ESRCH,
-                       "docker: the container's process %d is not visible here (is "
-                       "agent-sandbox in the engine's pid namespace?)",
-                       (int)pid);
-    if (!f)
-        return asb_err_sys(err, errno, "docker: cannot read %s", name);
-    char line[4096];
-    int found = 0;
-    while (!found && fgets(line, sizeof(line), f)) {
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c2 = '\0';
-        line[strcspn(line, "\n")] = '\0';
-        char *tok, *save = NULL;
-        for (tok = strtok_r(c1 + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-            if (strcmp(tok, "memory") == 0)
-                break;
-        if (!tok)
-            continue;
-        char *p = c2 + 1;
-        p[strcspn(p, "\n")] = '\0';
-        if (p[0] != '/' || strstr(p, "/..") || strlen(p) >= len) {
-            fclose(f);
-            return asb_err(err, -EINVAL, "docker: odd memory cgroup path in %s", name);
-        }
-        snprintf(path, len, "%s", p);
-        found = 1;
-    }
-    fclose(f);
-    return found;
-}
-
 int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,
                             asb_error_t *err)
 {
     if (memory_bytes == 0)
         return 0; /* no memory limit to add sockets to */
-    char path[160];
-    snprintf(path, sizeof(path), "/containers/%s/json", id);
-    json_t *ins = NULL;
-    int rc = asb_docker_json(eng, "GET", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, &ins, err);
-    if (rc < 0)
-        return rc;
-    json_int_t pid = json_integer_value(json_object_get(json_object_get(ins, "State"), "Pid"));
-    json_decref(ins);
-    if (pid <= 0)
-        return asb_err(err, -ESRCH, "docker: container %s has no process to limit", id);
-    char cg[ASB_CGROUP_PATH_MAX];
-    if ((rc = memory_cgroup_of((pid_t)pid, cg, sizeof(cg), err)) <= 0)
-        return rc; /* 0: no v1 memory hierarchy (cgroup v2): socket memory is in memory.max */
-    /* The pid is the engine's: in another pid namespace (a caller in a container, a pid reused)
-     * it names some other process, whose cgroup must not be taken for the container's (review
-     * finding: the limit went onto an unrelated cgroup and the run was released). The cgroup's
-     * last component must name the container: "<id>" (cgroupfs driver) or "docker-<id>.scope"
-     * (systemd driver). */
-    const char *last = strrchr(cg, '/');
-    char scope[160];
-    snprintf(scope, sizeof(scope), "docker-%s.scope", id);
-    if (!last || (strcmp(last + 1, id) != 0 && strcmp(last + 1, scope) != 0))
-        return asb_err(err, -ESRCH,
-                       "docker: process %lld is not container %.12s's (its memory cgroup is "
-                       "'%s'): is agent-sandbox in the engine's pid namespace?",
-                       (long long)pid, id, cg);
+    /* On v1 the memory hierarchy holds the container's own cgroup; on v2 memory.max counts
+     * socket memory already: nothing to do. */
     asb_cgroup_host_t host;
+    int rc;
     if ((rc = asb_cgroup_detect(&host, err)) < 0)
         return rc;
-    const char *mount = NULL;
-    for (size_t i = 0; i < host.n_hierarchies; i++)
-        if (host.hierarchies[i].controllers & ASB_CGROUP_CTRL_MEMORY)
-            mount = host.hierarchies[i].mount;
-    if (host.version != ASB_CGROUP_V1 || !mount)
-        return asb_err(err, -ENOENT,
-                       "docker: the container is in a v1 memory cgroup, this host's memory "
-                       "hierarchy was not found");
+    if (host.version != ASB_CGROUP_V1)
+        return 0;
     char dir[2 * ASB_CGROUP_PATH_MAX];
-    snprintf(dir, sizeof(dir), "%s%s", mount, cg);
+    if ((rc = asb_docker_container_cgroup(eng, id, ASB_CGROUP_CTRL_MEMORY, dir, sizeof(dir), err)) <
+        0)
+        return rc;
+    if (rc == 0)
+        return asb_err(err, -ENOENT,
+                       "docker: the container is in no v1 memory cgroup this host's memory "
+                       "hierarchy holds");
     int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (dfd < 0)
         return asb_err_sys(err, errno, "docker: the container's memory cgroup %s", dir);

@@ -186,4 +186,29 @@ else
     echo "FAIL $left container(s) of that run still there 120 s later"
     fail=1
 fi
+
+# A workload that makes PID 1 (its supervisor, the same uid) SCHED_IDLE and spins 41 processes
+# starved it: the engine's kill reaches PID 1 alone, which never ran to die, and a 2 s run lasted
+# about 40 s and ended as a sandbox_error (red-team finding). The host now kills every process of
+# the container's cgroup at the backstop: the run is a timeout near its deadline.
+for profile in docker-hardened docker-baseline; do
+    rec=$(mktemp)
+    start=$(date +%s.%N)
+    "$CLI" run --profile "$profile" --json --timeout 2 --code 'import os
+os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0))
+for _ in range(40):
+    if os.fork() == 0:
+        while True: pass
+while True: pass' </dev/null >"$rec" 2>/dev/null || true
+    end=$(date +%s.%N)
+    got=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"])' "$rec" 2>/dev/null || echo none)
+    took=$(/usr/bin/python3 -c "print(round($end - $start, 1))")
+    if [ "$got" = timeout ] && /usr/bin/python3 -c "import sys; sys.exit(0 if $took < 15 else 1)"; then
+        echo "ok   $profile: PID 1 made SCHED_IDLE under 41 spinners: timeout after $took s (limit 2 s)"
+    else
+        echo "FAIL $profile: PID 1 starved: status $got after $took s (limit 2 s): $(head -c 300 "$rec")"
+        fail=1
+    fi
+    rm -f "$rec"
+done
 exit $fail
