@@ -187,6 +187,30 @@ else
     fail=1
 fi
 
+# TERM before the container exists, while the engine is creating it: the sweep the CLI made at
+# once ran before the create finished, and a Created container with its volume stayed (red-team
+# finding). The CLI now sweeps again for a second when an engine answers.
+for delay in 0.02 0.06 0.1; do
+    /usr/bin/python3 -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$CLI" run --profile docker-hardened --file-in /etc/hostname:h \
+        --timeout 60 --code 'import time; time.sleep(60)' </dev/null >/dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -TERM "$pid"
+    rc=0
+    wait "$pid" || rc=$?
+    sleep 1 # a create still in flight would have landed by now
+    after=$(ours $pid)
+    if [ "$after" = 0 ]; then
+        echo "ok   SIGTERM ${delay} s into a docker run (exit $rc): no container of it left"
+    else
+        echo "FAIL SIGTERM ${delay} s into a docker run (exit $rc): $after container(s) of it left"
+        fail=1
+    fi
+done
+
 # A workload that makes PID 1 (its supervisor, the same uid) SCHED_IDLE and spins 41 processes
 # starved it: the engine's kill reaches PID 1 alone, which never ran to die, and a 2 s run lasted
 # about 40 s and ended as a sandbox_error (red-team finding). The host now kills every process of
