@@ -334,11 +334,20 @@ suite = {"format": "agent-sandbox.bench-suite/1", "name": "exc", "tasks": [
      "entry_file": "solution.py", "entry_point": "sq",
      "reference": {"solution.py": body.format("ValueError")},
      "oracle": {"kind": "python_check", "test": oracle}, "limits": {"timeout_s": 10}}]}
+# StopIteration must not cross: raised inside the oracle's map() it would end the iteration
+# quietly and check() would return (review finding: a forged pass).
+suite["tasks"][0]["oracle"]["test"] += ("    assert all(map(lambda t: candidate(t[0]) == t[1], [(1, 1), (2, 4)]))\n"
+                                         "    for got, want in zip(map(candidate, [4, 5]), [16, 25]):\n"
+                                         "        assert got == want\n")
 json.dump(suite, open(os.path.join(d, "suite.json"), "w"))
+stop = ("def sq(x):\n    if x < 0:\n        raise ValueError('negative')\n"
+        "    if x == 3:\n        return 9\n    raise StopIteration\n")
+json.dump({"exc/value": {"solution.py": stop}}, open(os.path.join(d, "stop.json"), "w"))
 for name, cls in (("wrong", "TypeError"), ("exit", "SystemExit")):
     json.dump({"exc/value": {"solution.py": body.format(cls)}}, open(os.path.join(d, name + ".json"), "w"))
 EOF
-for case in "--reference:pass" "--submission $TMP/exc/wrong.json:fail" "--submission $TMP/exc/exit.json:fail"; do
+for case in "--reference:pass" "--submission $TMP/exc/wrong.json:fail" "--submission $TMP/exc/exit.json:fail" \
+    "--submission $TMP/exc/stop.json:fail"; do
     "$CLI" bench "$TMP/exc/suite.json" --sandbox native ${case%:*} --out "$TMP/exc/a.json" </dev/null >/dev/null 2>&1
     got=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["verdict"])' "$TMP/exc/a.json" 2>/dev/null)
     [[ $got == "${case##*:}" ]] && pass "bench: an exception crossing to the oracle (${case%:*}): $got" ||
