@@ -504,7 +504,7 @@ static void unmount_under(const char *dir)
         for (char *line = strtok_r(mi, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
             char mp[512];
             if (sscanf(line, "%*s %*s %*s %*s %511s", mp) == 1 && strncmp(mp, dir, dl) == 0 &&
-                (mp[dl] == '\0' || mp[dl] == '/') && umount2(mp, MNT_DETACH) == 0)
+                (mp[dl] == '\0' || mp[dl] == '/') && umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
                 any = true;
         }
         free(mi);
@@ -515,9 +515,14 @@ static void unmount_under(const char *dir)
 
 /* The SysV segment a dead harness recorded in dir/shm: removed only while the id still names
  * a segment with that key (ids are reused). */
-static void reap_shm(int dirfd)
+static void reap_shm(int dirfd, pid_t owner)
 {
     int fd = openat(dirfd, "shm", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+        close(fd);
+        return;
+    }
     if (fd < 0)
         return;
     char buf[64] = "";
@@ -526,8 +531,10 @@ static void reap_shm(int dirfd)
     int id;
     unsigned key;
     struct shmid_ds ds;
-    if (n > 0 && sscanf(buf, "%d %u", &id, &key) == 2 && id >= 0 &&
-        shmctl(id, IPC_STAT, &ds) == 0 && (unsigned)ds.shm_perm.__key == key)
+    /* Only a segment this harness made: our key space, created by us (uid) and by that pid. */
+    if (n > 0 && sscanf(buf, "%d %u", &id, &key) == 2 && id >= 0 && (key & 0x40000000u) &&
+        shmctl(id, IPC_STAT, &ds) == 0 && (unsigned)ds.shm_perm.__key == key &&
+        ds.shm_perm.cuid == geteuid() && ds.shm_cpid == owner)
         shmctl(id, IPC_RMID, NULL);
 }
 
@@ -543,12 +550,22 @@ static bool reap_one(const char *name, char **report)
         return false;
     char dir[256], path[320];
     snprintf(dir, sizeof(dir), "/tmp/%s", name);
-    unmount_under(dir);
+    /* Only a directory a harness of ours made: ours (root's), a real directory, writable by no
+     * one else. /tmp is sticky, so nobody else can rename it or put anything in its place, and
+     * nobody else can make a file in it. Anyone may make /tmp/asb-chaos-1-0-x: without this,
+     * its shm file named a stranger's segment for root to remove, and mounts under it (or a
+     * symlink swapped in) chose what root unmounted (review finding). */
     int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dirfd >= 0) {
-        reap_shm(dirfd);
+    struct stat st;
+    if (dirfd < 0)
+        return false;
+    if (fstat(dirfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
         close(dirfd);
+        return false;
     }
+    unmount_under(dir);
+    reap_shm(dirfd, pid);
+    close(dirfd);
     long key = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", name, 0);
     if (key >= 0)
         syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
@@ -570,8 +587,8 @@ static bool reap_one(const char *name, char **report)
     if (parent >= 0)
         close(parent);
     char line[400];
-    snprintf(line, sizeof(line), "removed chaos leftovers of dead harness %d: %s%s", (int)pid, dir,
-             gone ? "" : " (the directory could not be removed)");
+    snprintf(line, sizeof(line), "%s chaos leftovers of dead harness %d: %s",
+             gone ? "removed" : "could not remove all", (int)pid, dir);
     reap_append(report, line);
     return gone;
 }

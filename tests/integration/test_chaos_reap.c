@@ -159,6 +159,49 @@ static void test_killed_harness_leftovers_are_reaped(void **state)
     assert_false(key_exists(live.rnd));
 }
 
+/* Anyone can make /tmp/asb-chaos-<dead pid>-<start>-x: such a directory is not ours and is left
+ * alone, with the segment its shm file names (review finding: root removed a stranger's
+ * segment on its say-so). Ours but naming a segment another process made: left alone too. */
+static void test_strangers_directories_are_left_alone(void **state)
+{
+    (void)state;
+    int seg = shmget((key_t)0x40c4a05e, 4096, IPC_CREAT | IPC_EXCL | 0600);
+    assert_true(seg >= 0);
+    char dir[128], file[160], line[64];
+    snprintf(dir, sizeof(dir), "/tmp/" ASB_CHAOS_TMP_PREFIX "4194303-1-%d", (int)getpid());
+    snprintf(file, sizeof(file), "%s/shm", dir);
+    snprintf(line, sizeof(line), "%d %u\n", seg, 0x40c4a05eu);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs(line, f);
+    fclose(f);
+    /* Ours, but the segment was not made by that (dead) pid: kept, though the dir goes. */
+    char *report = NULL;
+    (void)asb_chaos_reap_stale(&report);
+    free(report);
+    struct shmid_ds ds;
+    assert_int_equal(shmctl(seg, IPC_STAT, &ds), 0);
+    assert_int_not_equal(access(dir, F_OK), 0);
+    /* A stranger's: neither the directory nor anything it names is touched. */
+    assert_int_equal(mkdir(dir, 0755), 0);
+    f = fopen(file, "w");
+    assert_non_null(f);
+    fputs(line, f);
+    fclose(f);
+    assert_int_equal(chown(file, 65534, 65534), 0);
+    assert_int_equal(chown(dir, 65534, 65534), 0);
+    report = NULL;
+    (void)asb_chaos_reap_stale(&report);
+    assert_true(report == NULL || strstr(report, dir) == NULL);
+    free(report);
+    assert_int_equal(access(file, F_OK), 0);
+    assert_int_equal(shmctl(seg, IPC_STAT, &ds), 0);
+    unlink(file);
+    rmdir(dir);
+    shmctl(seg, IPC_RMID, NULL);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -167,6 +210,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_killed_harness_leftovers_are_reaped),
+        cmocka_unit_test(test_strangers_directories_are_left_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
