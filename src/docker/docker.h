@@ -95,6 +95,10 @@ int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *pa
 int asb_docker_container_cgroup(asb_docker_engine_t *eng, const char *id, unsigned ctrl, char *dir,
                                 size_t len, asb_error_t *err);
 
+/* The cgroup path of the hierarchy with `controller` (v1 name, e.g. "memory"; NULL: the v2
+ * "0::" line) in the text of a /proc/PID/cgroup: 1 found (into path), 0 none, -EINVAL odd. */
+int asb_docker_cgroup_path_in(const char *text, const char *controller, char *path, size_t len);
+
 /* SIGKILL every process in the container's cgroup, from the host (best effort). */
 void asb_docker_kill_container_procs(asb_docker_engine_t *eng, const char *id);
 
