@@ -76,8 +76,9 @@ typedef struct cli_sigwatch {
     struct sigaction old_act[3]; /* what TERM, INT and HUP had before (sigwatch.c WATCHED) */
     atomic_bool *cancel;
     atomic_int caught;
+    bool docker; /* the work makes containers: a create may be in flight when a signal comes */
 } cli_sigwatch_t;
-bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel);
+bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel, bool docker);
 /* The same for a native run, without a thread: a handler (async-signal-safe system calls only)
  * kills every child of ours, waits until each has exited (a supervisor's exit is its whole pid
  * namespace's) and ends the process by that signal (shells report 128 + N). */

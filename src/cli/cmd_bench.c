@@ -170,7 +170,7 @@ int cli_bench(int argc, char **argv)
     atomic_init(&cancel, false);
     a.opts.cancel = &cancel;
     cli_sigwatch_t watch;
-    cli_sigwatch_start(&watch, &cancel);
+    cli_sigwatch_start(&watch, &cancel, strcmp(a.opts.lane.sandbox, "docker") == 0);
     int brc = asb_bench_run(&suite, &sub, &a.opts, &rep, &err);
     int sig = cli_sigwatch_stop(&watch);
     if (sig > 0) {

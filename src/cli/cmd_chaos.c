@@ -257,7 +257,7 @@ int cli_chaos(int argc, char **argv)
     /* Interrupted (^C, timeout(1), TERM): the runs in progress are killed and remove what they
      * planted on the host; no report of a partial matrix. */
     cli_sigwatch_t watch;
-    cli_sigwatch_start(&watch, &cancel);
+    cli_sigwatch_start(&watch, &cancel, strstr(profiles, "docker") != NULL);
     int mrc =
         asb_chaos_matrix(attacks, n_attacks, targets, n_p, &opts, &runs, &n_runs, &wall, &err);
     int sig = cli_sigwatch_stop(&watch);

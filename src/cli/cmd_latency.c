@@ -170,7 +170,7 @@ int cli_latency(int argc, char **argv)
     /* Interrupted: the runs in progress are killed and their temp dirs removed, and we end as
      * the signal would have (a TERM left subprocess temp dirs for `cleanup`: review note). */
     cli_sigwatch_t watch;
-    cli_sigwatch_start(&watch, NULL);
+    cli_sigwatch_start(&watch, NULL, true); /* its arms may be docker profiles */
     int collected =
         asb_latency_study_collect(&study, NULL, isatty(2) ? progress : NULL, NULL, &err);
     cli_sigwatch_stop(&watch);

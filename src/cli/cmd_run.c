@@ -330,7 +330,7 @@ int cli_run(int argc, char **argv)
     if (a.native)
         cli_sigwatch_start_native(&watch);
     else
-        cli_sigwatch_start(&watch, NULL);
+        cli_sigwatch_start(&watch, NULL, a.docker);
     int r = asb_run(&a.cfg, &res, &err);
     cli_sigwatch_stop(&watch);
     /* A reader that went away (`| head`) is lost output, reported as such (exit 125): SIGPIPE

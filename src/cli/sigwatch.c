@@ -135,16 +135,17 @@ static void die_of(int sig)
     _exit(128 + sig); /* not reached unless the signal could not be delivered */
 }
 
-static void end_now(int sig)
+static void end_now(int sig, bool docker)
 {
     kill_children(false);
     asb_error_t e;
-    bool engine = asb_docker_remove_own(&e) >= 0;
+    bool engine = asb_docker_remove_own(&e) >= 0 && docker;
     usleep(100 * 1000); /* the killed programs let go of their directories */
     asb_cleanup_own_temp_dirs();
     /* A container the engine was still creating when the signal came appears after that sweep
      * (red-team finding: TERM 20-100 ms into a docker run left a Created container and its
-     * volume for the next run): with an engine there, sweep again for a second. */
+     * volume for the next run): for work that makes containers, with an engine there, sweep
+     * again for a second (a slower create is left to the next run or `cleanup`). */
     for (int i = 0; engine && i < SIGWATCH_CREATE_SWEEPS; i++) {
         usleep(250 * 1000);
         asb_docker_remove_own(&e);
@@ -177,7 +178,7 @@ static void *watch(void *arg)
                 continue;
             if (!w->cancel ||
                 (caught && (sig != caught || now_s() - first_at >= SIGWATCH_REPEAT_S)))
-                end_now(sig);
+                end_now(sig, w->docker);
             if (caught)
                 continue; /* the same request again (timeout(1)): keep winding down */
             first_at = now_s();
@@ -224,10 +225,11 @@ bool cli_sigwatch_start_native(cli_sigwatch_t *w)
     return true;
 }
 
-bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel)
+bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel, bool docker)
 {
     memset(w, 0, sizeof(*w));
     w->cancel = cancel;
+    w->docker = docker;
     atomic_init(&w->caught, 0);
     /* Only signals that would end us: one the caller ignores (nohup, a background job's SIGINT)
      * must stay ignored, and a blocked ignored signal would be queued for us. One the caller
