@@ -479,18 +479,6 @@ void asb_chaos_host_teardown(asb_chaos_host_t *h)
 
 #define KEYCTL_SEARCH 10
 
-static void reap_append(char **report, const char *line)
-{
-    size_t old = *report ? strlen(*report) : 0, add = strlen(line);
-    char *n = realloc(*report, old + add + 2);
-    if (!n)
-        return;
-    memcpy(n + old, line, add);
-    n[old + add] = '\n';
-    n[old + add + 1] = '\0';
-    *report = n;
-}
-
 /* Unmount everything mounted at or under dir (an attack's stacked mounts, the planted tmpfs). */
 static void unmount_under(const char *dir)
 {
@@ -589,7 +577,7 @@ static bool reap_one(const char *name, char **report)
     char line[400];
     snprintf(line, sizeof(line), "%s chaos leftovers of dead harness %d: %s",
              gone ? "removed" : "could not remove all", (int)pid, dir);
-    reap_append(report, line);
+    asb_report_append(report, line);
     return gone;
 }
 

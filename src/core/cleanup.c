@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static void append(char **report, const char *line)
+void asb_report_append(char **report, const char *line)
 {
     size_t old = *report ? strlen(*report) : 0, add = strlen(line);
     char *n = realloc(*report, old + add + 2);
@@ -169,12 +169,12 @@ static int reap_temp_dirs(bool own, char **report, asb_error_t *err)
             char kline[700];
             snprintf(kline, sizeof(kline), "killed %d process(es) left running in %s", killed,
                      line);
-            append(report, kline);
+            asb_report_append(report, kline);
         }
         if (asb_rmtree_at(parent, e->d_name, &e2) == 0) {
             snprintf(line, sizeof(line), "removed temp dir %s/%s", ASB_SUBPROCESS_TMP_PARENT,
                      e->d_name);
-            append(report, line);
+            asb_report_append(report, line);
         } else if (e2.code != -ENOENT) {
             rc = asb_err(err, e2.code, "remove %s/%s: %s", ASB_SUBPROCESS_TMP_PARENT, e->d_name,
                          e2.message);
@@ -200,7 +200,7 @@ int asb_cleanup(char **report, asb_error_t *err)
             while (len && cg[len - 1] == '\n')
                 cg[--len] = '\0';
             if (len)
-                append(report, cg);
+                asb_report_append(report, cg);
             free(cg);
         }
     }
@@ -210,7 +210,7 @@ int asb_cleanup(char **report, asb_error_t *err)
         char line[160];
         snprintf(line, sizeof(line), "removed %d host id slot lock(s) of dead owners in %s", slots,
                  ASB_USERNS_SLOT_DIR);
-        append(report, line);
+        asb_report_append(report, line);
     }
     /* Containers of dead owners. No engine means no containers to reap: say so, not an error. */
     char *dk = NULL;
@@ -218,12 +218,12 @@ int asb_cleanup(char **report, asb_error_t *err)
     if (asb_docker_cleanup(&dk, &de) < 0) {
         char line[1200];
         snprintf(line, sizeof(line), "docker: skipped (%s)", de.message);
-        append(report, line);
+        asb_report_append(report, line);
     } else if (dk && *dk) {
         size_t len = strlen(dk);
         while (len && dk[len - 1] == '\n')
             dk[--len] = '\0';
-        append(report, dk);
+        asb_report_append(report, dk);
     }
     free(dk);
     return rc < 0 ? rc : r2;

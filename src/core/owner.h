@@ -21,6 +21,9 @@ bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start);
 /* The owner is alive: the pid exists and has the same start time. */
 bool asb_owner_alive(pid_t pid, uint64_t start);
 
+/* Append line and a newline to *report (malloc'd, NULL to start): what a cleanup removed. */
+void asb_report_append(char **report, const char *line);
+
 /* Remove the subprocess temp dirs this process owns (cleanup.c): for a CLI ending on a signal
  * while a run's program still had its directory. Best effort. */
 void asb_cleanup_own_temp_dirs(void);
