@@ -88,12 +88,15 @@ int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *pa
 /* cgroup v1: set the native backend's TCP socket memory limit (a quarter of memory_bytes) on the
  * running container's own memory cgroup and read it back; nothing on cgroup v2 (memory.max
  * counts sockets) or without a memory limit. Before the workload is released (docker_tcp.c). */
-/* The container's own cgroup directory on the host, in the hierarchy with the ASB_CGROUP_CTRL_*
- * bit ctrl (v2: the one hierarchy), checked to be the container's: 1 found (into dir), 0 when
+struct asb_cgroup_host; /* native/cgroup.h */
+/* The container's own cgroup directory on the host (described by host, asb_cgroup_detect), in
+ * the hierarchy with the ASB_CGROUP_CTRL_* bit ctrl (v2: the one hierarchy), checked to be the
+ * container's: 1 found (into dir), 0 when
  * this host has no such hierarchy or the container's init is in none, <0 error (docker_cgroup.c).
  */
-int asb_docker_container_cgroup(asb_docker_engine_t *eng, const char *id, unsigned ctrl, char *dir,
-                                size_t len, asb_error_t *err);
+int asb_docker_container_cgroup(asb_docker_engine_t *eng, const struct asb_cgroup_host *host,
+                                const char *id, unsigned ctrl, char *dir, size_t len,
+                                asb_error_t *err);
 
 /* The cgroup path of the hierarchy with `controller` (v1 name, e.g. "memory"; NULL: the v2
  * "0::" line) in the text of a /proc/PID/cgroup: 1 found (into path), 0 none, -EINVAL odd. */

@@ -59,29 +59,24 @@ static int cgroup_of(pid_t pid, const char *controller, char *path, size_t len, 
 {
     char name[64];
     snprintf(name, sizeof(name), "/proc/%d/cgroup", (int)pid);
-    int fd = open(name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT)
+    char text[16384];
+    int rc = asb_cgroup_fs_read_at(AT_FDCWD, name, text, sizeof(text), NULL);
+    if (rc == -ENOENT)
         return asb_err(err, -ESRCH,
                        "docker: the container's process %d is not visible here (is "
                        "agent-sandbox in the engine's pid namespace?)",
                        (int)pid);
-    if (fd < 0)
-        return asb_err_sys(err, errno, "docker: cannot read %s", name);
-    char text[16384];
-    size_t n = 0;
-    ssize_t got;
-    while (n < sizeof(text) - 1 && (got = read(fd, text + n, sizeof(text) - 1 - n)) > 0)
-        n += (size_t)got;
-    close(fd);
-    text[n] = '\0';
-    int rc = asb_docker_cgroup_path_in(text, controller, path, len);
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "docker: cannot read %s", name);
+    rc = asb_docker_cgroup_path_in(text, controller, path, len);
     if (rc < 0)
         return asb_err(err, rc, "docker: odd cgroup path in %s", name);
     return rc;
 }
 
-int asb_docker_container_cgroup(asb_docker_engine_t *eng, const char *id, unsigned ctrl, char *dir,
-                                size_t len, asb_error_t *err)
+int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host,
+                                const char *id, unsigned ctrl, char *dir, size_t len,
+                                asb_error_t *err)
 {
     char path[160];
     snprintf(path, sizeof(path), "/containers/%s/json", id);
@@ -93,14 +88,11 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const char *id, unsign
     json_decref(ins);
     if (pid <= 0)
         return asb_err(err, -ESRCH, "docker: container %s has no process", id);
-    asb_cgroup_host_t host;
-    if ((rc = asb_cgroup_detect(&host, err)) < 0)
-        return rc;
     const char *mount = NULL, *name = NULL;
-    for (size_t i = 0; i < host.n_hierarchies; i++)
-        if (host.hierarchies[i].controllers & ctrl)
-            mount = host.hierarchies[i].mount;
-    if (host.version == ASB_CGROUP_V1)
+    for (size_t i = 0; i < host->n_hierarchies; i++)
+        if (host->hierarchies[i].controllers & ctrl)
+            mount = host->hierarchies[i].mount;
+    if (host->version == ASB_CGROUP_V1)
         name = ctrl == ASB_CGROUP_CTRL_MEMORY ? "memory"
                : ctrl == ASB_CGROUP_CTRL_PIDS ? "pids"
                                               : "";
@@ -131,7 +123,10 @@ void asb_docker_kill_container_procs(asb_docker_engine_t *eng, const char *id)
 {
     char dir[2 * ASB_CGROUP_PATH_MAX];
     asb_error_t err;
-    if (asb_docker_container_cgroup(eng, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &err) <= 0)
+    asb_cgroup_host_t host;
+    if (asb_cgroup_detect(&host, &err) < 0 ||
+        asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &err) <=
+            0)
         return;
     int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     /* v2 (5.14+): the kernel kills the whole cgroup, forks racing it included. */

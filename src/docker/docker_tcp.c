@@ -34,8 +34,8 @@ int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t m
     if (host.version != ASB_CGROUP_V1)
         return 0;
     char dir[2 * ASB_CGROUP_PATH_MAX];
-    if ((rc = asb_docker_container_cgroup(eng, id, ASB_CGROUP_CTRL_MEMORY, dir, sizeof(dir), err)) <
-        0)
+    if ((rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_MEMORY, dir, sizeof(dir),
+                                          err)) < 0)
         return rc;
     if (rc == 0)
         return asb_err(err, -ENOENT,

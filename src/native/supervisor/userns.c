@@ -82,33 +82,33 @@ int sup_enter_userns(const sup_spec_t *spec, int ctl, int *proc_mnt, asb_error_t
     if (mnt < 0)
         return mnt;
     uid_t id = (uid_t)spec->owner_uid;
+    int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (spec->netns ? CLONE_NEWNET : 0);
     if (setgroups(0, NULL) < 0 || prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0 ||
         setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0) {
         asb_err_sys(err, errno, "become the sandbox's owner uid %u", (unsigned)id);
-        close(mnt);
-        return err->code;
+        goto fail;
     }
     if (unshare(CLONE_NEWUSER) < 0) {
         asb_err_sys(err, errno, "unshare the user namespace as owner uid %u", (unsigned)id);
-        close(mnt);
-        return err->code;
+        goto fail;
     }
     /* Changing ids cleared both flags: set again at once (and once more in sup_take_ids). */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (sup_send_msg(ctl, spec->nonce, "userns", NULL) < 0) {
-        close(mnt);
-        return asb_err(err, -EPIPE, "cannot tell the host about the user namespace");
+        asb_err(err, -EPIPE, "cannot tell the host about the user namespace");
+        goto fail;
     }
     /* While the host checks the owner and writes the maps. */
-    int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (spec->netns ? CLONE_NEWNET : 0);
     if (unshare(flags) < 0) {
         asb_err_sys(err, errno, "unshare mount, ipc, uts%s namespaces", spec->netns ? ", net" : "");
-        close(mnt);
-        return err->code;
+        goto fail;
     }
     *proc_mnt = mnt;
     return 0;
+fail:
+    close(mnt);
+    return err->code;
 }
 
 int sup_take_ids(int ctl, asb_error_t *err)
