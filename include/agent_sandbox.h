@@ -90,6 +90,15 @@ typedef struct asb_config {
     uint32_t weaken; /* ASB_WEAKEN_* bits; 0 for every real run */
 
     const char *docker_image; /* docker backend: image; NULL = the project's default image */
+
+    /* Cancellation (native and subprocess backends; docker refuses it). With `cancellable` set,
+     * the run watches cancel_fd: once the caller makes it readable (an eventfd or a pipe written
+     * from any thread or a signal handler, or a signalfd of signals it blocks), everything the
+     * run started is killed and removed (processes, cgroup, mounts, temp directories) and
+     * asb_run returns -ECANCELED with status sandbox_error; a run cancelled before its sandbox
+     * was built runs nothing. The run never reads from or closes cancel_fd. */
+    bool cancellable;
+    int cancel_fd;
 } asb_config_t;
 
 /* Zero a config and set nothing else: every zero field means "default". */
@@ -199,7 +208,8 @@ void asb_result_free(asb_result_t *res);
 typedef struct asb_pool asb_pool_t;
 
 /* tmpl gives the profile, backend (native only), limits and weaken bits; its argv, code, stdin,
- * files and env are not used. size: 1..16 sandboxes kept ready. */
+ * files, env and cancellation are not used (a run's own cfg may be cancellable). size: 1..16
+ * sandboxes kept ready. */
 int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **pool, asb_error_t *err);
 
 /* As asb_run, in a prepared sandbox, or in one prepared now when none is ready (same controls;

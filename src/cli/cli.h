@@ -72,17 +72,17 @@ typedef struct cli_sigwatch {
     int sigfd, stopfd;
     pthread_t thread;
     bool active;
-    bool handler;                /* cli_sigwatch_start_native: a signal handler, no thread */
-    struct sigaction old_act[3]; /* what TERM, INT and HUP had before (sigwatch.c WATCHED) */
+    bool library; /* cli_sigwatch_start_cancel: the run itself watches sigfd, no thread */
     atomic_bool *cancel;
     atomic_int caught;
     bool docker; /* the work makes containers: a create may be in flight when a signal comes */
 } cli_sigwatch_t;
 bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel, bool docker);
-/* The same for a native run, without a thread: a handler (async-signal-safe system calls only)
- * kills every child of ours, waits until each has exited (a supervisor's exit is its whole pid
- * namespace's) and ends the process by that signal (shells report 128 + N). */
-bool cli_sigwatch_start_native(cli_sigwatch_t *w);
+/* The same for a run the library can cancel (native, subprocess), without a thread: the signals
+ * are blocked and cfg is made cancellable by a signalfd of them, so a signal ends the run, which
+ * removes all of it and returns; cli_sigwatch_stop then ends the process by that signal (shells
+ * report 128 + N). Falls back to cli_sigwatch_start when no signalfd can be made. */
+bool cli_sigwatch_start_cancel(cli_sigwatch_t *w, asb_config_t *cfg);
 int cli_sigwatch_stop(cli_sigwatch_t *w);
 
 /* Read a whole file (size-capped) into a malloc'd buffer. */

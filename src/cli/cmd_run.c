@@ -42,7 +42,6 @@ typedef struct run_args {
     unsigned char *code, *stdin_data;
     bool json;
     bool docker; /* the backend the plan chose (--backend docker, or a docker-* profile) */
-    bool native; /* ... or the native one (not docker, not subprocess) */
 } run_args_t;
 
 static const char *need(int argc, char **argv, int *i)
@@ -58,13 +57,12 @@ static const char *need(int argc, char **argv, int *i)
  * errors (exit 2), found before anything runs; 125 is for failures of the run itself (red-team
  * finding). So are files in that cannot be read as regular files (missing, a FIFO, a directory,
  * a /proc pseudo-file, too large); the run opens them again itself. */
-static int validate(const asb_config_t *c, bool *docker, bool *native)
+static int validate(const asb_config_t *c, bool *docker)
 {
     asb_plan_t check;
     asb_error_t verr;
     int rc = asb_plan_build(c, &check, &verr);
     *docker = rc == 0 && strcmp(check.backend, "docker") == 0;
-    *native = rc == 0 && strcmp(check.backend, "native") == 0;
     for (size_t i = 0; rc == 0 && i < check.n_files_in; i++) {
         int fd;
         rc = asb_file_in_open(check.files_in[i].host_path, check.limits.file_in_bytes, &fd, NULL,
@@ -222,7 +220,7 @@ static int parse(int argc, char **argv, run_args_t *a)
     c->files_out = a->files_out;
     c->env = a->env;
     /* Before stdin is read (it may wait for a writer until the timeout). */
-    if (validate(c, &a->docker, &a->native) < 0)
+    if (validate(c, &a->docker) < 0)
         return -1;
     if (c->docker_image && !a->docker) {
         cli_error("--image applies to the docker backend only (add --backend docker)");
@@ -322,15 +320,15 @@ int cli_run(int argc, char **argv)
                         "with your privileges; it is not a sandbox\n");
     asb_result_t res;
     asb_error_t err;
-    /* A signal that ends us ends the run first (sigwatch.c). A docker run's container and a
-     * subprocess run's process group and temp directory need a thread of ours (libcurl, stdio);
-     * a native run needs only its supervisor killed and waited for, which a signal handler
-     * does: the thread's start and end cost a native `run` about 1 ms on a 2-vCPU VM. */
+    /* A signal that ends us ends the run first (sigwatch.c). A docker run's container needs a
+     * thread of ours (libcurl); a native or subprocess run is cancelled by the library itself,
+     * which removes all of it before we end: no thread (about 1 ms of every run on a 2-vCPU
+     * VM), no handler. */
     cli_sigwatch_t watch;
-    if (a.native)
-        cli_sigwatch_start_native(&watch);
+    if (a.docker)
+        cli_sigwatch_start(&watch, NULL, true);
     else
-        cli_sigwatch_start(&watch, NULL, a.docker);
+        cli_sigwatch_start_cancel(&watch, &a.cfg);
     int r = asb_run(&a.cfg, &res, &err);
     cli_sigwatch_stop(&watch);
     /* A reader that went away (`| head`) is lost output, reported as such (exit 125): SIGPIPE

@@ -13,13 +13,14 @@
  * on the host (QA finding: an interrupted chaos matrix left canaries in /root and /tmp that no
  * cleanup knew); a second signal ends the process at once, unless it is the same one within a
  * second (timeout(1) sends TERM twice: to the command, then to its process group). Once the
- * work has wound down after a signal, the watched signals are ignored: the caller is ending. A
- * cgroup left by a native run goes with the next run or `cleanup`.
+ * work has wound down after a signal, the watched signals are ignored: the caller is ending.
  *
- * A native `run` needs no thread: only its supervisor is to be killed, and a signal handler
- * does that with system calls alone (cli_sigwatch_start_native), waiting for the supervisor's
- * exit, which comes after its whole pid namespace's. Starting and ending the thread cost every
- * native `run` about 1 ms on a 2-vCPU VM (bench_cli: /bin/true 1.31x bubblewrap, then 1.21x). */
+ * A native or subprocess `run` needs neither thread nor handler (cli_sigwatch_start_cancel): the
+ * signals are blocked and their signalfd is the run's cancellation fd, so the library itself
+ * kills the run when one comes and removes everything of it (its cgroup and id slot too, which
+ * a handler that killed the supervisor and ended the process left for the next run), and then
+ * we end by that signal. Starting and ending the thread cost every `run` about 1 ms on a 2-vCPU
+ * VM (bench_cli: /bin/true 1.31x bubblewrap, then 1.21x); a signalfd costs two system calls. */
 #include "cli/cli.h"
 #include "core/owner.h"
 #include "docker/docker.h"
@@ -196,31 +197,39 @@ static void *watch(void *arg)
     }
 }
 
-/* ---- native runs: a handler instead of a thread --------------------------------------------- */
+/* ---- runs the library can cancel (native, subprocess): no thread, no handler --------------- */
 
-static void on_native_signal(int sig)
+/* The watched signals that are the CLI's to act on: not ignored (nohup, a background job's
+ * SIGINT), not blocked by the caller (that one stays the caller's to deliver). */
+static void watchable(sigset_t *set)
 {
-    kill_children(true);
-    die_of(sig);
+    sigemptyset(set);
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    pthread_sigmask(SIG_BLOCK, NULL, &blocked);
+    for (size_t k = 0; k < N_WATCHED; k++) {
+        struct sigaction sa;
+        if (sigaction(WATCHED[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+            sigismember(&blocked, WATCHED[k]) != 1)
+            sigaddset(set, WATCHED[k]);
+    }
 }
 
-bool cli_sigwatch_start_native(cli_sigwatch_t *w)
+bool cli_sigwatch_start_cancel(cli_sigwatch_t *w, asb_config_t *cfg)
 {
     memset(w, 0, sizeof(*w));
     atomic_init(&w->caught, 0);
-    sigemptyset(&w->set);
-    for (size_t k = 0; k < N_WATCHED; k++)
-        sigaddset(&w->set, WATCHED[k]);
-    for (size_t k = 0; k < N_WATCHED; k++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = on_native_signal;
-        sa.sa_mask = w->set; /* one handler at a time */
-        /* Only signals that would end us: one the caller ignores stays ignored. */
-        if (sigaction(WATCHED[k], NULL, &w->old_act[k]) == 0 && w->old_act[k].sa_handler != SIG_IGN)
-            sigaction(WATCHED[k], &sa, NULL);
+    w->sigfd = w->stopfd = -1;
+    watchable(&w->set);
+    pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
+    w->sigfd = signalfd(-1, &w->set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (w->sigfd < 0) {
+        pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+        return cli_sigwatch_start(w, NULL, false); /* the thread does the same, at ~1 ms */
     }
-    w->handler = true;
+    cfg->cancellable = true;
+    cfg->cancel_fd = w->sigfd;
+    w->library = true;
     w->active = true;
     return true;
 }
@@ -235,16 +244,7 @@ bool cli_sigwatch_start(cli_sigwatch_t *w, atomic_bool *cancel, bool docker)
      * must stay ignored, and a blocked ignored signal would be queued for us. One the caller
      * blocks stays the caller's to deliver: the signalfd would read it at once (and a native
      * run's handler never sees it; review finding). */
-    sigemptyset(&w->set);
-    sigset_t blocked;
-    sigemptyset(&blocked);
-    pthread_sigmask(SIG_BLOCK, NULL, &blocked);
-    for (size_t k = 0; k < N_WATCHED; k++) {
-        struct sigaction sa;
-        if (sigaction(WATCHED[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
-            sigismember(&blocked, WATCHED[k]) != 1)
-            sigaddset(&w->set, WATCHED[k]);
-    }
+    watchable(&w->set);
     pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
     w->sigfd = signalfd(-1, &w->set, SFD_CLOEXEC);
     w->stopfd = eventfd(0, EFD_CLOEXEC);
@@ -263,11 +263,16 @@ int cli_sigwatch_stop(cli_sigwatch_t *w)
 {
     if (!w->active)
         return 0;
-    if (w->handler) {
-        for (size_t k = 0; k < N_WATCHED; k++)
-            if (w->old_act[k].sa_handler != SIG_IGN)
-                sigaction(WATCHED[k], &w->old_act[k], NULL);
+    if (w->library) {
+        /* The run has returned: a signal that came meanwhile cancelled it, and the library
+         * has killed and removed all of it. Now we end as that signal would have ended us. */
+        struct signalfd_siginfo si;
+        int sig = read(w->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
+        close(w->sigfd);
         w->active = false;
+        if (sig > 0)
+            die_of(sig); /* re-raised while still blocked, then unblocked: never returns */
+        pthread_sigmask(SIG_SETMASK, &w->old, NULL);
         return 0;
     }
     uint64_t one = 1;

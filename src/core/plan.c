@@ -4,7 +4,9 @@
 #include "core/limits.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,8 +300,8 @@ static int build_env(const asb_config_t *cfg, const asb_profile_t *prof, asb_pla
     for (size_t j = 0; j < cfg->n_env; j++) {
         const char *why;
         if (!asb_valid_env_entry(cfg->env[j], &why))
-            return asb_err(err, -EINVAL, "environment addition %zu of %zu ('%.60s'): %s",
-                           j + 1, cfg->n_env, cfg->env[j] ? cfg->env[j] : "(null)", why);
+            return asb_err(err, -EINVAL, "environment addition %zu of %zu ('%.60s'): %s", j + 1,
+                           cfg->n_env, cfg->env[j] ? cfg->env[j] : "(null)", why);
         /* The same name twice: which one a program sees depends on the program (QA finding). */
         size_t klen = (size_t)(strchr(cfg->env[j], '=') - cfg->env[j]) + 1;
         for (size_t k = 0; k < j; k++)
@@ -437,9 +439,36 @@ static void apply_weakenings(asb_profile_t *p, uint32_t weaken)
         p->root = ASB_ROOT_HOST;
 }
 
+bool asb_plan_cancelled(const asb_plan_t *plan)
+{
+    if (plan->cancel_fd < 0)
+        return false;
+    struct pollfd p = {.fd = plan->cancel_fd, .events = POLLIN};
+    int n;
+    while ((n = poll(&p, 1, 0)) < 0 && errno == EINTR)
+        ;
+    return n > 0 && p.revents != 0;
+}
+
+/* The caller's cancellation fd: checked open now, so that a closed one is a clear error, not a
+ * run that can never be cancelled (poll would only ever say POLLNVAL). */
+static int build_cancel(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
+{
+    if (!cfg->cancellable)
+        return 0;
+    if (strcmp(plan->backend, "docker") == 0)
+        return asb_err(err, -ENOTSUP,
+                       "cancellation (cancellable) is not supported by the docker backend");
+    if (cfg->cancel_fd < 0 || fcntl(cfg->cancel_fd, F_GETFD) < 0)
+        return asb_err(err, -EBADF, "cancel_fd %d is not an open file descriptor", cfg->cancel_fd);
+    plan->cancel_fd = cfg->cancel_fd;
+    return 0;
+}
+
 int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
 {
     memset(plan, 0, sizeof(*plan));
+    plan->cancel_fd = -1;
     int rc;
     if (!cfg)
         return asb_err(err, -EINVAL, "no config");
@@ -511,7 +540,7 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     if ((rc = resolve_limits(&cfg->limits, &prof->defaults, &plan->limits, err)) < 0)
         return rc;
     if ((rc = build_argv(cfg, plan, err)) < 0 || (rc = build_env(cfg, prof, plan, err)) < 0 ||
-        (rc = build_files(cfg, plan, err)) < 0)
+        (rc = build_files(cfg, plan, err)) < 0 || (rc = build_cancel(cfg, plan, err)) < 0)
         return rc;
     const char *img_why = NULL;
     if (cfg->docker_image && !asb_valid_image_name(cfg->docker_image, &img_why))

@@ -31,10 +31,14 @@ typedef struct asb_plan {
     char *docker_image;
     char run_id[17]; /* 16 hex chars, random */
     char nonce[33];  /* 32 hex chars, random, per run */
+    int cancel_fd;   /* the caller's cancellation fd (readable = cancel); -1: none */
 } asb_plan_t;
 
 int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err);
 void asb_plan_free(asb_plan_t *plan);
+
+/* Has the caller cancelled the run (its cancel fd is readable)? Never blocks. */
+bool asb_plan_cancelled(const asb_plan_t *plan);
 
 /* A plain file name: 1..255 bytes, no '/', not "." or "..", no NUL, no control characters. */
 bool asb_valid_plain_name(const char *name, const char **why);

@@ -165,6 +165,7 @@ int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_
     c.stdin_data = NULL, c.stdin_len = 0;
     c.files_in = NULL, c.n_files_in = 0, c.files_out = NULL, c.n_files_out = 0;
     c.env = NULL, c.n_env = 0;
+    c.cancellable = false; /* a run's own, never the pool's */
     asb_pool_t *p = calloc(1, sizeof(*p));
     if (!p)
         return asb_err_sys(err, ENOMEM, "pool");

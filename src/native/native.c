@@ -83,6 +83,7 @@ struct native_run {
     json_t *binds; /* the sandbox's read-only host directories, for its spec and its job's */
     char *sup_error;
     bool ids_granted, attested, released, backstop_fired, sup_exited, reaped;
+    bool cancelled;       /* the caller cancelled the job: everything was killed */
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
     int sup_status;       /* wait status of the supervisor */
 };
@@ -536,10 +537,11 @@ static void event_loop(native_run_t *r)
     double setup_deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
     double run_deadline = 0, kill_at = 0;
     while (!r->sup_exited) {
-        struct pollfd p[4] = {{.fd = r->ctl[0], .events = POLLIN},
+        struct pollfd p[5] = {{.fd = r->ctl[0], .events = POLLIN},
                               {.fd = r->out[0], .events = POLLIN},
                               {.fd = r->err[0], .events = POLLIN},
-                              {.fd = r->pidfd, .events = POLLIN}};
+                              {.fd = r->pidfd, .events = POLLIN},
+                              {.fd = r->cancelled ? -1 : r->plan->cancel_fd, .events = POLLIN}};
         double t = now_s();
         if (r->released && run_deadline == 0)
             run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S +
@@ -558,11 +560,17 @@ static void event_loop(native_run_t *r)
             }
             continue;
         }
-        int rc = poll(p, 4, (int)((deadline - t) * 1000) + 1);
+        int rc = poll(p, 5, (int)((deadline - t) * 1000) + 1);
         if (rc < 0 && errno != EINTR)
             break;
         if (rc <= 0)
             continue;
+        if (p[4].revents) {
+            /* The caller's cancellation: the whole run dies now; its exit is waited for below
+             * like any other, so that everything is gone before the run returns. */
+            r->cancelled = true;
+            backstop(r, SIGKILL);
+        }
         bool got = (p[0].revents & POLLIN) && take_message(r);
         if (!got && (p[0].revents & (POLLHUP | POLLERR)))
             close_fd(&r->ctl[0]); /* peer gone and nothing left to read: stop polling it */
@@ -794,16 +802,19 @@ static int wait_attested(native_run_t *r, asb_error_t *err)
             reap_stale(r);
             reaped = true;
         }
-        struct pollfd p[2] = {{.fd = r->ctl[0], .events = POLLIN},
-                              {.fd = r->pidfd, .events = POLLIN}};
+        struct pollfd p[3] = {{.fd = r->ctl[0], .events = POLLIN},
+                              {.fd = r->pidfd, .events = POLLIN},
+                              {.fd = r->plan->cancel_fd, .events = POLLIN}};
         int left = (int)((deadline - now_s()) * 1000);
         if (left <= 0)
             return asb_err(err, -ETIMEDOUT, "sandbox setup timed out");
-        int n = poll(p, 2, left);
+        int n = poll(p, 3, left);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return asb_err_sys(err, errno, "waiting for the sandbox");
+        if (p[2].revents) /* the caller's free_run kills and removes what was built */
+            return asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
         if ((p[0].revents & POLLIN) && take_message(r))
             continue;
         if (p[1].revents || (p[0].revents & (POLLHUP | POLLERR)))
@@ -866,6 +877,8 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
         return asb_err_sys(err, errno, "channels");
     fcntl(r->out[0], F_SETFL, O_NONBLOCK);
     fcntl(r->err[0], F_SETFL, O_NONBLOCK);
+    if (asb_plan_cancelled(tmpl))
+        return asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
     if ((rc = spawn(r, err)) < 0)
         return rc;
     if ((rc = wait_attested(r, err)) < 0)
@@ -899,7 +912,9 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     asb_capbuf_free(&r->cap_err);
     asb_capbuf_init(&r->cap_out, r->job.limits.output_bytes);
     asb_capbuf_init(&r->cap_err, r->job.limits.output_bytes);
-    int rc = build_job(r, err);
+    int rc = asb_plan_cancelled(plan)
+                 ? asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began")
+                 : build_job(r, err);
     if (rc < 0)
         goto out; /* the sandbox is removed unused */
     json_t *att = r->pending_attest;
@@ -907,6 +922,12 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     handle_message(r, att, -1); /* checks it; only a valid one sends the job */
     json_decref(att);
     event_loop(r);
+    if (r->cancelled) {
+        asb_capbuf_take(&r->cap_out, &res->out);
+        asb_capbuf_take(&r->cap_err, &res->err);
+        rc = asb_err(err, -ECANCELED, "the run was cancelled by the caller");
+        goto out;
+    }
 
     asb_cgroup_stats_t cgs;
     memset(&cgs, 0, sizeof(cgs));

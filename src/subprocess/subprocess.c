@@ -164,6 +164,10 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     snprintf(home, sizeof(home), "HOME=%s", dir);
     if (!have_home)
         envp[ne++] = home;
+    if (asb_plan_cancelled(plan)) {
+        rc = asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
+        goto out;
+    }
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(execp, O_CLOEXEC) < 0) {
         rc = asb_err_sys(err, errno, "pipes");
         goto out;
@@ -231,19 +235,21 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
 
     double deadline = now_s() + plan->limits.timeout_s;
     bool exited = false, timed_out = false, output_limit = false, status_lost = false;
+    bool cancelled = false;
     double drain_until = 0;
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof(ru));
     while (!exited || outp[0] >= 0 || errp[0] >= 0) {
-        struct pollfd p[3] = {{.fd = outp[0], .events = POLLIN},
+        struct pollfd p[4] = {{.fd = outp[0], .events = POLLIN},
                               {.fd = errp[0], .events = POLLIN},
-                              {.fd = exited ? -1 : pidfd, .events = POLLIN}};
+                              {.fd = exited ? -1 : pidfd, .events = POLLIN},
+                              {.fd = cancelled ? -1 : plan->cancel_fd, .events = POLLIN}};
         double t = now_s();
-        if (!exited && t >= deadline && !status_lost) {
+        if (!exited && (t >= deadline || cancelled) && !status_lost) {
             /* Again on every pass until it is gone: the first kill may have come before the
              * child's setsid() made its process group. */
-            timed_out = true;
+            timed_out = !cancelled;
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
         }
@@ -253,9 +259,13 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
          * descendant may hold them open and keep writing. */
         double wait_until = exited ? drain_until : deadline;
         int ms = wait_until > t ? (int)((wait_until - t) * 1000) + 1 : 0;
-        int r = poll(p, 3, timed_out && !exited ? 100 : ms);
+        int r = poll(p, 4, (timed_out || cancelled) && !exited ? 100 : ms);
         if (r < 0 && errno != EINTR)
             break;
+        if (r > 0 && p[3].revents && !cancelled) {
+            cancelled = true; /* killed at the top of the next pass, like a timeout */
+            continue;
+        }
         if (r == 0 && exited)
             break;
         for (int i = 0; i < 2; i++) {
@@ -318,7 +328,11 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         res->exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         res->signal = WTERMSIG(status);
-    if (timed_out) {
+    if (cancelled) {
+        rc = asb_err(err, -ECANCELED, "the run was cancelled by the caller");
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, err->message);
+    } else if (timed_out) {
         res->status = ASB_STATUS_TIMEOUT;
         res->timed_out = true;
     } else if (output_limit) {

@@ -7,11 +7,15 @@ all three and leaves grandchildren behind:
   - the CLI dies of that signal (not an exit code: a shell loop must stop at ^C);
   - its supervisor has exited by the time the CLI has (its pidfd is readable at once), which is
     after every process of its pid namespace;
-  - nothing of the run's pid namespace exists any more, and nothing was handed to us.
+  - nothing of the run's pid namespace exists any more, and nothing was handed to us;
+  - nothing of it is left on the host either: no cgroup named for the CLI, and the host id
+    slot file it held is gone (a handler that killed the supervisor and ended the CLI at once
+    left both for the next run to reap).
 A signal the caller ignores, or blocks, stays so: the run completes.
 
 Usage: cli_signals.py CLI. Prints one "ok"/"FAIL" line per case; exit 1 on any failure."""
 import ctypes
+import glob
 import os
 import select
 import signal
@@ -92,6 +96,40 @@ def start(code, setup=None):
     return p, None, None
 
 
+def cgroups_of(pid):
+    """The run's cgroup directories: named asb-PID-START-RUNID in every hierarchy (v1: one per
+    controller; v2: one)."""
+    found = []
+    for top in glob.glob("/sys/fs/cgroup/*/agent-sandbox") + ["/sys/fs/cgroup/agent-sandbox"]:
+        found += glob.glob(f"{top}/asb-{pid}-*")
+    return found
+
+
+def slot_of(pid):
+    """The host id slot file the CLI holds open (path, inode), or None."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("/run/agent-sandbox/idslots/"):
+                return target, os.stat(target).st_ino
+        except OSError:
+            pass
+    return None
+
+
+def slot_left(slot):
+    if slot is None:
+        return False
+    try:
+        return os.stat(slot[0]).st_ino == slot[1]
+    except FileNotFoundError:
+        return False
+
+
 def handed_to_us():
     try:
         r = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -116,6 +154,7 @@ for sig in WATCHED:
         report(False, f"{name}: the run never got going")
         continue
     before = members(ns)
+    cgs, slot = cgroups_of(p.pid), slot_of(p.pid)
     pfd = os.pidfd_open(sup)
     t0 = time.monotonic()
     os.kill(p.pid, sig)
@@ -125,12 +164,15 @@ for sig in WATCHED:
     os.close(pfd)
     after = members(ns)
     orphan = handed_to_us()
+    cgs_left, slot_kept = cgroups_of(p.pid), slot_left(slot)
     died_of = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    report(died_of == sig and sup_gone and after == 0 and orphan is None,
+    report(died_of == sig and sup_gone and after == 0 and orphan is None and cgs and
+           not cgs_left and slot is not None and not slot_kept,
            f"{name} to a native run of {before} processes: the CLI died of "
            f"{signal.Signals(died_of).name if died_of else 'nothing (exit %d)' % os.WEXITSTATUS(status)}"
            f" after {ms:.0f} ms; supervisor exited first: {sup_gone}; left in its pid namespace: "
-           f"{after}; handed to us: {orphan}")
+           f"{after}; handed to us: {orphan}; cgroups {len(cgs)} before, {len(cgs_left)} after; "
+           f"id slot {slot[0] if slot else None} left: {slot_kept}")
     if orphan:
         os.waitpid(orphan, 0)
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 static int build(asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
@@ -451,6 +452,55 @@ static void test_owner_tag_stable(void **state)
     assert_false(asb_owner_parse("other-1-2-3", &pid, &start));
 }
 
+/* Cancellation is checked when the plan is made: refused for docker and for a descriptor that is
+ * not open, off unless asked for, and "cancelled" exactly when the fd is readable. */
+static void test_plan_cancel(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_plan_t plan;
+    asb_error_t err;
+    asb_config_init(&cfg);
+    cfg.code = "pass";
+    assert_int_equal(build(&cfg, &plan, &err), 0);
+    assert_int_equal(plan.cancel_fd, -1); /* cancel_fd 0 (stdin) is not taken for a request */
+    assert_false(asb_plan_cancelled(&plan));
+    asb_plan_free(&plan);
+
+    int efd = eventfd(0, EFD_CLOEXEC);
+    assert_true(efd >= 0);
+    cfg.cancellable = true;
+    cfg.cancel_fd = efd;
+    assert_int_equal(build(&cfg, &plan, &err), 0);
+    assert_int_equal(plan.cancel_fd, efd);
+    assert_false(asb_plan_cancelled(&plan));
+    uint64_t one = 1;
+    assert_int_equal(write(efd, &one, sizeof(one)), (ssize_t)sizeof(one));
+    assert_true(asb_plan_cancelled(&plan));
+    assert_true(asb_plan_cancelled(&plan)); /* never read: still readable */
+    asb_plan_free(&plan);
+
+    cfg.profile = "subprocess";
+    assert_int_equal(build(&cfg, &plan, &err), 0);
+    asb_plan_free(&plan);
+    cfg.profile = "docker-hardened";
+    assert_int_equal(build(&cfg, &plan, &err), -ENOTSUP);
+    assert_non_null(strstr(err.message, "docker"));
+    asb_plan_free(&plan);
+    cfg.profile = "hardened";
+    cfg.backend = "docker";
+    assert_int_equal(build(&cfg, &plan, &err), -ENOTSUP);
+    asb_plan_free(&plan);
+    cfg.backend = NULL;
+    close(efd);
+    assert_int_equal(build(&cfg, &plan, &err), -EBADF);
+    assert_non_null(strstr(err.message, "cancel_fd"));
+    asb_plan_free(&plan);
+    cfg.cancel_fd = -1;
+    assert_int_equal(build(&cfg, &plan, &err), -EBADF);
+    asb_plan_free(&plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -466,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_utf8_validator),
         cmocka_unit_test(test_exit_status_mapping),
         cmocka_unit_test(test_owner_tag_stable),
+        cmocka_unit_test(test_plan_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
