@@ -695,6 +695,12 @@ static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
      * children was OOM-killed died of that signal (red-team finding). */
     if (res->out_of_memory && (!rep || res->signal == SIGKILL || sup_signaled)) {
         res->status = ASB_STATUS_OOM_KILLED;
+        /* cgroup v2 kills the whole run (memory.oom.group), the supervisor with the program:
+         * no report then says how the program ended, and the supervisor's own SIGKILL beside
+         * the cgroup's OOM count is the kernel's evidence that every process of the run got
+         * one (found on a pure v2 host: the record said signal 0 there, 9 on v1). */
+        if (!rep && sup_signaled && WTERMSIG(r->sup_status) == SIGKILL)
+            res->signal = SIGKILL;
         return;
     }
     if (rep && res->signal != 0) {
