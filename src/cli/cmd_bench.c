@@ -156,6 +156,13 @@ int cli_bench(int argc, char **argv)
         asb_bench_suite_free(&suite);
         return CLI_EXIT_USAGE;
     }
+    /* Scored as asked (every task fails), but most likely the wrong file or the wrong suite:
+     * said before the run, not only in a 0 % score (QA observation). */
+    if (!a.reference && sub.n_given == 0)
+        fprintf(stderr,
+                "agent-sandbox: warning: submission %s has a candidate for none of the suite's "
+                "%zu tasks: every task scores fail\n",
+                a.submission, suite.n_tasks);
     a.opts.source = a.reference ? "reference" : "submission";
     a.opts.source_path = a.submission;
     a.opts.suite_path = a.suite;

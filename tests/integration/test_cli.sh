@@ -354,6 +354,18 @@ for case in "--reference:pass" "--submission $TMP/exc/wrong.json:fail" "--submis
         fail "bench exception crossing (${case%:*}): $got, want ${case##*:}"
 done
 
+# A submission with a candidate for none of the tasks is scored (all fail) but said up front.
+echo '{}' >"$TMP/exc/empty.json"
+"$CLI" bench "$TMP/exc/suite.json" --sandbox subprocess --submission "$TMP/exc/empty.json" \
+    --out "$TMP/exc/e.json" </dev/null >/dev/null 2>"$TMP/err"
+rc=$?
+got=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["verdict"])' "$TMP/exc/e.json" 2>/dev/null)
+if [[ $rc == 0 && $got == fail ]] && grep -q "warning: submission .* none of the suite's 1 tasks" "$TMP/err"; then
+    pass "bench: an empty submission is scored and warned about"
+else
+    fail "bench empty submission: exit $rc, verdict $got: $(head -c 300 "$TMP/err")"
+fi
+
 # ---- --json for any bytes ----
 "$CLI" run --json --code "import sys; sys.stdout.buffer.write(b'a\\xff\\x00b\\xc3'); sys.stderr.buffer.write(b'\\x00\\x01\\xfe')" \
     </dev/null >"$TMP/json" 2>"$TMP/err"
