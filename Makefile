@@ -58,7 +58,7 @@ V2VM_TESTS ?= unit|integration\.test_(runtime_.*|cgroup|cli|idslot|chaos_reap|be
 test-v2: bootstrap
 	@$(MAKE) --no-print-directory build
 	@bash scripts/v2vm/build-rootfs.sh
-	@bash scripts/v2vm/run.sh -c systemd -t 2400 'cd build && ctest --output-on-failure -R "$(V2VM_TESTS)"'
+	@bash scripts/v2vm/run.sh -c systemd -t 2400 'cd $(BUILD) && ctest --output-on-failure -R "$(V2VM_TESTS)"'
 
 FUZZ_SECONDS ?= 30
 fuzz:

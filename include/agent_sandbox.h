@@ -93,10 +93,13 @@ typedef struct asb_config {
 
     /* Cancellation (native and subprocess backends; docker refuses it). With `cancellable` set,
      * the run watches cancel_fd: once the caller makes it readable (an eventfd or a pipe written
-     * from any thread or a signal handler, or a signalfd of signals it blocks), everything the
-     * run started is killed and removed (processes, cgroup, mounts, temp directories) and
-     * asb_run returns -ECANCELED with status sandbox_error; a run cancelled before its sandbox
-     * was built runs nothing. The run never reads from or closes cancel_fd. */
+     * from any thread or a signal handler, or a signalfd of signals it blocks) or it reports an
+     * end or an error (a pipe whose writer closed), everything the run started is killed and
+     * removed (processes, cgroup, mounts, temp directories; subprocess: its process group, not
+     * a descendant that left it with setsid) and asb_run returns -ECANCELED with status
+     * sandbox_error and no files out; a run cancelled before its sandbox was built runs
+     * nothing. The run never reads from or closes cancel_fd; one that cannot be polled is
+     * refused (-EBADF). */
     bool cancellable;
     int cancel_fd;
 } asb_config_t;
@@ -146,6 +149,7 @@ typedef struct asb_attestation {
     bool landlock_enforced;
     bool abstract_unix_scoped; /* a connect to an abstract socket outside was refused */
     int memfd_noexec;          /* vm.memfd_noexec in the sandbox (2: no executable memfd) */
+    bool memfd_create_refused; /* memfd_create fails (EPERM): hardened on kernels before 6.3 */
     char *net_ifaces;          /* comma-separated interface names visible to the workload */
     bool root_readonly;        /* "/" cannot be written */
     char *hostname;

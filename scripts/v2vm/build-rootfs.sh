@@ -59,7 +59,7 @@ chroot "$R" apt-get update -q
 chroot "$R" apt-get install -y -q --no-install-recommends "${PKGS[@]}"
 chroot "$R" sh -c 'apt-mark manual $(dpkg-query -W -f "\${Package}\n" "linux-image-6.1.*")'
 # Second kernel: bookworm-backports' (6.12: Landlock ABI 6, vm.memfd_noexec), `run.sh` with
-# V2VM_KERNEL=6.12.  The default stays bookworm's 6.1.
+# V2VM_KERNEL=6.1 for bookworm's own; run.sh's default is 6.12.
 echo "deb $MIRROR bookworm-backports main" >"$R/etc/apt/sources.list.d/backports.list"
 chroot "$R" apt-get update -q
 chroot "$R" apt-get install -y -q --no-install-recommends -t bookworm-backports linux-image-amd64

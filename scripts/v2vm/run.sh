@@ -22,8 +22,9 @@
 #   V2VM_INITRD (full = the guest's 35 MB initrd instead of the small one, or a path),
 #   V2VM_QUIET=1 (don't stream the console; print only COMMAND's output at the end).
 #
-# COMMAND runs as root via bash, cwd /work/main, stdin /dev/null. Its combined stdout+stderr go
-# to the serial console (streamed here) and to runs/<id>/out/output.log; the guest's dmesg to
+# COMMAND runs as root via bash, cwd the checkout (at /work/main and at its host path), stdin
+# /dev/null. Its combined stdout+stderr go to the serial console (streamed here) and to
+# runs/<id>/out/output.log; the guest's dmesg to
 # runs/<id>/out/dmesg.log; files COMMAND writes into /work/.v2/out are copied to runs/<id>/out/.
 # $V2VM_DIR/last points at the newest run.  Exit status: COMMAND's, 124 on timeout, 125 if the
 # guest never reported one (boot failure, crash).
@@ -101,6 +102,8 @@ for e in ${V2VM_EXCLUDE-.git build-asan build-fuzz}; do EXCL+=(--exclude="/$e");
 rsync -a --delete "${EXCL[@]}" "$SRC/" "$STAGE/main/"
 rm -rf "$STAGE/.v2" && mkdir -p "$STAGE/.v2/out"
 printf '%s\n' "$CMD" >"$STAGE/.v2/cmd.sh"
+# The checkout also appears at its host path: a CMake build tree holds absolute paths.
+printf '%s\n' "$SRC" >"$STAGE/.v2/src-path"
 echo "$LAYOUT" >"$STAGE/.v2/cgroup-layout"
 echo "${V2VM_CG_CONTROLLERS:-memory pids}" >"$STAGE/.v2/cgroup-controllers"
 gt=0

@@ -461,6 +461,11 @@ static int build_cancel(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *
                        "cancellation (cancellable) is not supported by the docker backend");
     if (cfg->cancel_fd < 0 || fcntl(cfg->cancel_fd, F_GETFD) < 0)
         return asb_err(err, -EBADF, "cancel_fd %d is not an open file descriptor", cfg->cancel_fd);
+    /* An O_PATH descriptor is open but cannot be polled (POLLNVAL): every run would be
+     * "cancelled" at once (review finding). */
+    struct pollfd p = {.fd = cfg->cancel_fd, .events = POLLIN};
+    if (poll(&p, 1, 0) < 0 || (p.revents & POLLNVAL))
+        return asb_err(err, -EBADF, "cancel_fd %d cannot be polled", cfg->cancel_fd);
     plan->cancel_fd = cfg->cancel_fd;
     return 0;
 }

@@ -276,6 +276,9 @@ int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, a
         if (rc == 0)
             close(fd);
     }
+    /* Cancelled already: no prepared sandbox is used up for it (review finding). */
+    if (rc == 0 && asb_plan_cancelled(&plan))
+        rc = asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
     asb_native_sandbox_t *sb = NULL;
     if (rc == 0) {
         pthread_mutex_lock(&pool->mu);

@@ -210,6 +210,9 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
     if (!r->file_fds || !r->file_names)
         return asb_err_sys(err, ENOMEM, "files in");
     for (size_t i = 0; i < plan->n_files_in; i++) {
+        /* A copy can take seconds (64 files of 16 MiB): a cancel is seen between them. */
+        if (asb_plan_cancelled(plan))
+            return asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
         uint64_t size;
         int fd, rc = asb_file_in_snapshot(plan->files_in[i].host_path, plan->limits.file_in_bytes,
                                           &fd, &size, err);
@@ -805,7 +808,8 @@ static int wait_attested(native_run_t *r, asb_error_t *err)
         /* Leftovers of dead owners, reaped while the supervisor builds its root: not before its
          * ids, which it waits for (a stuck leftover can take seconds). */
         if (r->ids_granted && !reaped) {
-            reap_stale(r);
+            if (!asb_plan_cancelled(r->plan))
+                reap_stale(r);
             reaped = true;
         }
         struct pollfd p[3] = {{.fd = r->ctl[0], .events = POLLIN},
@@ -921,6 +925,10 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     int rc = asb_plan_cancelled(plan)
                  ? asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began")
                  : build_job(r, err);
+    /* Once more after the copies, before the job is handed over (review finding: a cancel
+     * during the copy of the files in still let the job start). */
+    if (rc == 0 && asb_plan_cancelled(plan))
+        rc = asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
     if (rc < 0)
         goto out; /* the sandbox is removed unused */
     json_t *att = r->pending_attest;
@@ -970,7 +978,8 @@ int asb_native_prepare(const asb_plan_t *tmpl, native_run_t **out, asb_error_t *
         return asb_err_sys(err, ENOMEM, "sandbox");
     int rc = prepare(r, tmpl, err);
     if (rc < 0) {
-        reap_stale(r);
+        if (rc != -ECANCELED) /* a cancelled run ends now, not after others' leftovers */
+            reap_stale(r);
         free_run(r);
         return rc;
     }
@@ -1020,7 +1029,8 @@ int asb_native_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
     }
     int rc = prepare(r, plan, err);
     if (rc < 0) {
-        reap_stale(r);
+        if (rc != -ECANCELED)
+            reap_stale(r);
         free_run(r);
         res->duration_s = now_s() - t0;
         return rc;

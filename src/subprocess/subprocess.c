@@ -355,7 +355,7 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     } else {
         res->status = ASB_STATUS_COMPLETED;
     }
-    for (size_t i = 0; i < plan->n_files_out; i++) {
+    for (size_t i = 0; !cancelled && i < plan->n_files_out; i++) {
         unsigned char *data = NULL;
         size_t len = 0;
         char why[256];

@@ -11,6 +11,7 @@
 /* A program that holds on: three children that ignore TERM (the run must kill, not ask), then
  * "started" on stdout, then a long sleep. */
 static const char *const HOLD = "import os, signal, sys, time\n"
+                                "open('out.txt', 'w').write('partial')\n"
                                 "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                                 "for i in range(3):\n"
                                 "    if os.fork() == 0:\n"
@@ -51,6 +52,9 @@ static int run_cancellable(const char *profile, const char *code, int fd, asb_re
     cfg.limits.timeout_s = 30;
     cfg.cancellable = true;
     cfg.cancel_fd = fd;
+    static const char *const out[] = {"out.txt"};
+    cfg.files_out = out; /* never returned from a cancelled run */
+    cfg.n_files_out = 1;
     memset(err, 0, sizeof(*err));
     return asb_run(&cfg, r, err);
 }
@@ -78,6 +82,7 @@ static void test_cancel_ends_and_removes_the_run(void **state)
         /* It ran (its output up to the cancel is kept) and it did not wait for its clock. */
         assert_true(rt_bytes_has(&r.out, "started"));
         assert_true(took >= 1.4 && took < 10.0);
+        assert_int_equal(r.n_files_out, 0);
         asb_result_free(&r);
         /* The fd is the caller's: still open, still readable, never read. */
         struct pollfd p = {.fd = efd, .events = POLLIN};
@@ -199,8 +204,21 @@ static void test_cancel_in_a_pool(void **state)
         usleep(5000);
     assert_true(asb_pool_ready(pool) >= 1);
 
-    int efd = eventfd(0, EFD_CLOEXEC);
+    /* Cancelled before it began: no prepared sandbox is used up for it. */
+    int efd = eventfd(1, EFD_CLOEXEC);
     asb_config_t c;
+    asb_config_init(&c);
+    c.profile = "hardened";
+    c.code = HOLD;
+    c.cancellable = true;
+    c.cancel_fd = efd;
+    asb_result_t r;
+    assert_int_equal(asb_pool_run(pool, &c, &r, &err), -ECANCELED);
+    asb_result_free(&r);
+    assert_int_equal(asb_pool_ready(pool), 1);
+    close(efd);
+
+    efd = eventfd(0, EFD_CLOEXEC);
     asb_config_init(&c);
     c.profile = "hardened";
     c.code = HOLD;
@@ -209,7 +227,6 @@ static void test_cancel_in_a_pool(void **state)
     c.cancel_fd = efd;
     cancel_later_t k;
     cancel_after(&k, efd, 1500 * 1000);
-    asb_result_t r;
     double t0 = rt_now();
     int rc = asb_pool_run(pool, &c, &r, &err);
     double took = rt_now() - t0;
@@ -250,6 +267,13 @@ static void test_cancel_refused_where_it_cannot_hold(void **state)
     asb_result_free(&r);
     assert_int_equal(run_cancellable("subprocess", "pass", -1, &r, &err), -EBADF);
     asb_result_free(&r);
+    /* Open but not pollable (O_PATH): it would say POLLNVAL, a cancel at once, every time. */
+    int opath = open("/", O_PATH | O_CLOEXEC);
+    assert_true(opath >= 0);
+    assert_int_equal(run_cancellable("hardened", "pass", opath, &r, &err), -EBADF);
+    assert_non_null(strstr(err.message, "cannot be polled"));
+    asb_result_free(&r);
+    close(opath);
 }
 
 int main(void)
