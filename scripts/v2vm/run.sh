@@ -16,7 +16,7 @@
 #   V2VM_EXCLUDE (rsync excludes, space-separated; default ".git build-asan build-fuzz"),
 #   V2VM_MEM (MiB, 4096), V2VM_SMP (2), V2VM_APPEND (extra kernel command line),
 #   V2VM_KERNEL (version prefix: 6.12 = bookworm-backports', the default; 6.1 = bookworm's, on
-#     which hardened is refused: no vm.memfd_noexec before 6.3, no Landlock ABI 6 before 6.12),
+#     which baseline is refused: no Landlock ABI 6 before 6.12),
 #   V2VM_CG_CONTROLLERS (for -c systemd/delegated: controllers enabled down to COMMAND's cgroup;
 #     default "memory pids" = systemd 252's default accounting; "all" = every one available),
 #   V2VM_INITRD (full = the guest's 35 MB initrd instead of the small one, or a path),

@@ -150,10 +150,11 @@ static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
                                                : (p->landlock_scope ? "scope only" : "none")),
                        h->landlock_abi >= need, note));
         if (p->memfd_noexec)
-            json_array_append_new(
-                c, control("memfd_noexec", json_integer(2), h->memfd_noexec,
-                           h->memfd_noexec ? "vm.memfd_noexec per pid namespace"
-                                           : "absent (Linux 6.3+): hardened runs are refused"));
+            json_array_append_new(c, control("memfd_noexec", json_integer(2), true,
+                                             h->memfd_noexec
+                                                 ? "vm.memfd_noexec per pid namespace"
+                                                 : "no vm.memfd_noexec (Linux 6.3+): memfd_create "
+                                                   "refused by seccomp instead"));
         snprintf(note, sizeof(note), "cgroup: %s",
                  h->cg_ok ? asb_cgroup_version_name(h->cg.version) : h->cg_error);
         json_array_append_new(

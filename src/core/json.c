@@ -136,6 +136,7 @@ static json_t *attestation_json(const asb_attestation_t *a)
     json_object_set_new(o, "landlock_enforced", json_boolean(a->landlock_enforced));
     json_object_set_new(o, "abstract_unix_scoped", json_boolean(a->abstract_unix_scoped));
     json_object_set_new(o, "memfd_noexec", json_integer(a->memfd_noexec));
+    json_object_set_new(o, "memfd_create_refused", json_boolean(a->memfd_create_refused));
     json_object_set_new(o, "net_ifaces", json_string(a->net_ifaces ? a->net_ifaces : ""));
     json_object_set_new(o, "loopback_up", json_boolean(a->loopback_up));
     json_object_set_new(o, "root_readonly", json_boolean(a->root_readonly));

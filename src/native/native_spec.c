@@ -59,6 +59,11 @@ json_t *asb_native_binds(const asb_profile_t *p)
     return binds;
 }
 
+bool asb_native_memfd_refuse(const asb_profile_t *p)
+{
+    return p->memfd_noexec && access("/proc/sys/vm/memfd_noexec", F_OK) != 0;
+}
+
 json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
                         size_t n_files, bool usr_from_host, uint32_t owner_uid)
 {
@@ -88,7 +93,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:I, s:I}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -99,8 +104,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         "timeout_ms", (json_int_t)(timeout_ms ? timeout_ms : 1), "output_bytes",
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
-        "usr_from_host", usr_from_host, "devpts", p->devpts, "stack_soft", stack_soft, "owner_uid",
-        (json_int_t)owner_uid);
+        "memfd_refuse", asb_native_memfd_refuse(p), "usr_from_host", usr_from_host, "devpts",
+        p->devpts, "stack_soft", stack_soft, "owner_uid", (json_int_t)owner_uid);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,
@@ -133,6 +138,7 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->abstract_unix_scoped = json_is_true(json_object_get(att, "abstract_unix_scoped"));
     a->loopback_up = json_is_true(json_object_get(att, "loopback_up"));
     a->memfd_noexec = (int)json_integer_value(json_object_get(att, "memfd_noexec"));
+    a->memfd_create_refused = json_is_true(json_object_get(att, "memfd_create_refused"));
     const char *ifs = json_string_value(json_object_get(att, "net_ifaces"));
     const char *host = json_string_value(json_object_get(att, "hostname"));
     const char *pidns = json_string_value(json_object_get(att, "pid_ns"));
@@ -167,7 +173,8 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         "memfd_noexec", "personality", "oom_score_adj", "sched_policy", "rtprio_max",
         "nice",         "nice_max",    "ioprio_class",  "umask"};
     static const char *const bools[] = {"landlock_enforced", "root_readonly",
-                                        "abstract_unix_scoped", "loopback_up"};
+                                        "abstract_unix_scoped", "loopback_up",
+                                        "memfd_create_refused"};
     static const char *const strs[] = {"net_ifaces", "hostname", "pid_ns", "domainname"};
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
         if (!json_is_integer(json_object_get(att, ints[i])))
@@ -204,9 +211,13 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
         append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp", 2, a->seccomp_mode);
     if (p->landlock && !a->landlock_enforced)
         append(why, sizeof(why), "%s%s want %lld got %lld", "Landlock enforced", 1, 0);
-    if (p->memfd_noexec && json_integer_value(json_object_get(att, "memfd_noexec")) != 2)
-        append(why, sizeof(why), "%s%s want %lld got %lld", "vm.memfd_noexec", 2,
-               (long long)json_integer_value(json_object_get(att, "memfd_noexec")));
+    /* No executable memfd: the kernel makes every memfd non-executable (vm.memfd_noexec = 2),
+     * or, on a kernel without that sysctl (before 6.3), none can be made at all. */
+    json_int_t mfdnx = json_integer_value(json_object_get(att, "memfd_noexec"));
+    if (p->memfd_noexec && mfdnx != 2 &&
+        !(mfdnx == -1 && a->memfd_create_refused && asb_native_memfd_refuse(p)))
+        append(why, sizeof(why), "%s%s want %lld got %lld, and memfd_create was not refused",
+               "vm.memfd_noexec", 2, (long long)mfdnx);
     if (p->landlock_scope && !a->abstract_unix_scoped)
         append(why, sizeof(why), "%s%s want %lld got %lld", "abstract unix socket scoping", 1, 0);
     if (p->ns_net && strcmp(a->net_ifaces, "lo") != 0)

@@ -22,6 +22,10 @@ json_t *asb_native_binds(const asb_profile_t *p);
 
 /* Compare the supervisor's attestation with what the plan requires. Fills res->attestation;
  * returns true when valid, else res->attestation.mismatch says what differs. */
+/* The profile wants no executable memfd and this kernel has no vm.memfd_noexec (before Linux
+ * 6.3): the workload's filter then refuses memfd_create instead (the memfd_refuse program). */
+bool asb_native_memfd_refuse(const asb_profile_t *p);
+
 bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *out);
 
 /* Read one control packet (wire.h records, returned as JSON) and an optional passed fd. Returns the

@@ -42,15 +42,15 @@ static int teardown(void **state)
 static json_t *good(void)
 {
     return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:b, s:b, s:b,"
-                     " s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:i, s:I, s:i, s:i}",
+                     " s:b, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:i, s:I, s:i, s:i}",
                      "uid", 65534, "gid", 65534, "cap_eff", (json_int_t)0, "cap_prm", (json_int_t)0,
                      "cap_inh", (json_int_t)0, "cap_bnd", (json_int_t)0, "cap_amb", (json_int_t)0,
                      "no_new_privs", 1, "seccomp_mode", 2, "landlock_abi", 6, "memfd_noexec", 2,
                      "landlock_enforced", 1, "root_readonly", 1, "abstract_unix_scoped", 1,
-                     "loopback_up", 0, "net_ifaces", "lo", "hostname", "sandbox", "pid_ns",
-                     "pid:[4026532000]", "domainname", "(none)", "personality", 0, "oom_score_adj",
-                     1000, "sched_policy", 0, "rtprio_max", (json_int_t)0, "nice", 0, "nice_max",
-                     (json_int_t)0, "ioprio_class", 0, "umask", 022);
+                     "loopback_up", 0, "memfd_create_refused", 0, "net_ifaces", "lo", "hostname",
+                     "sandbox", "pid_ns", "pid:[4026532000]", "domainname", "(none)", "personality",
+                     0, "oom_score_adj", 1000, "sched_policy", 0, "rtprio_max", (json_int_t)0,
+                     "nice", 0, "nice_max", (json_int_t)0, "ioprio_class", 0, "umask", 022);
 }
 
 static bool check(json_t *att, char *why, size_t len)
@@ -117,11 +117,49 @@ static void test_caller_state_fields_missing_or_wrong(void **state)
     json_decref(att);
 }
 
+/* No executable memfd: vm.memfd_noexec 2, or, only where this kernel has no such sysctl, a
+ * memfd_create the workload saw refused. A workload's claim of refusal does not stand in for the
+ * sysctl where the kernel has it, nor does anything else. */
+static void test_memfd_noexec_or_refused(void **state)
+{
+    (void)state;
+    bool old_kernel = asb_native_memfd_refuse(&g_plan.profile);
+    char why[1024];
+    struct {
+        json_int_t noexec;
+        bool refused;
+        bool ok;
+    } cases[] = {
+        {2, false, true},       {2, true, true},
+        {0, false, false},      {1, false, false},
+        {0, true, false},       {-1, false, false},
+        {-1, true, old_kernel}, {(json_int_t)1 << 32 | 2, false, false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *att = good();
+        json_object_set_new(att, "memfd_noexec", json_integer(cases[i].noexec));
+        json_object_set_new(att, "memfd_create_refused", json_boolean(cases[i].refused));
+        bool ok = check(att, why, sizeof(why));
+        if (ok != cases[i].ok)
+            fail_msg("memfd_noexec %lld, refused %d: %s (%s)", (long long)cases[i].noexec,
+                     cases[i].refused, ok ? "accepted" : "refused", why);
+        if (!ok && !strstr(why, "vm.memfd_noexec"))
+            fail_msg("mismatch '%s' does not name vm.memfd_noexec", why);
+        json_decref(att);
+    }
+    json_t *att = good();
+    json_object_del(att, "memfd_create_refused");
+    assert_false(check(att, why, sizeof(why)));
+    json_decref(att);
+    print_message("  this kernel %s vm.memfd_noexec\n", old_kernel ? "lacks" : "has");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_attestation_passes),
         cmocka_unit_test(test_caller_state_fields_missing_or_wrong),
+        cmocka_unit_test(test_memfd_noexec_or_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

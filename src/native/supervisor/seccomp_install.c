@@ -72,14 +72,8 @@ static int seccomp_program(asb_seccomp_policy_t policy, struct sock_fprog *prog)
     return -EINVAL;
 }
 
-int asb_seccomp_install(asb_seccomp_policy_t policy, asb_error_t *err)
+static int install_program(const char *name, struct sock_fprog prog, asb_error_t *err)
 {
-    if (policy == ASB_SECCOMP_NONE)
-        return 0;
-    const char *name = asb_seccomp_policy_name(policy);
-    struct sock_fprog prog;
-    if (seccomp_program(policy, &prog) < 0)
-        return seccomp_fail(err, -EINVAL, "seccomp: unknown policy %d", (int)policy);
 #if !defined(__x86_64__)
     /* The programs check for AUDIT_ARCH_X86_64 and kill anything else: loading one here would
      * kill the workload on its first syscall. Refuse instead of failing that way. */
@@ -104,4 +98,21 @@ int asb_seccomp_install(asb_seccomp_policy_t policy, asb_error_t *err)
     }
     return 0;
 #endif
+}
+
+int asb_seccomp_install(asb_seccomp_policy_t policy, asb_error_t *err)
+{
+    if (policy == ASB_SECCOMP_NONE)
+        return 0;
+    struct sock_fprog prog;
+    if (seccomp_program(policy, &prog) < 0)
+        return seccomp_fail(err, -EINVAL, "seccomp: unknown policy %d", (int)policy);
+    return install_program(asb_seccomp_policy_name(policy), prog, err);
+}
+
+int asb_seccomp_install_memfd_refuse(asb_error_t *err)
+{
+    struct sock_fprog prog = {.len = (unsigned short)asb_bpf_memfd_refuse_len,
+                              .filter = (struct sock_filter *)asb_bpf_memfd_refuse};
+    return install_program("memfd_refuse", prog, err);
 }

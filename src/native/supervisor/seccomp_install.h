@@ -16,6 +16,12 @@
  * call runs unfiltered. */
 int asb_seccomp_install(asb_seccomp_policy_t policy, asb_error_t *err);
 
+/* Install the memfd_refuse program (memfd_create fails with EPERM), before the profile's own
+ * filter, which refuses seccomp(2): every filter of a process runs, and the strictest answer
+ * wins. For hardened on kernels without vm.memfd_noexec (before Linux 6.3), where a memfd could
+ * not be made non-executable. Same contract as asb_seccomp_install. */
+int asb_seccomp_install_memfd_refuse(asb_error_t *err);
+
 /* "none", "docker_default", "hardened" (the names of the generated arrays), or "unknown". */
 const char *asb_seccomp_policy_name(asb_seccomp_policy_t policy);
 

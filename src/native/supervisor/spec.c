@@ -70,10 +70,10 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
             keep = 0, stack_soft = 0, owner_uid = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
-         usrhost = 0, devpts = 0;
-    /* Strict: well-formed, exactly these 29 keys (no duplicates: asb_wire_check), right types. */
+         mfdref = 0, usrhost = 0, devpts = 0;
+    /* Strict: well-formed, exactly these 30 keys (no duplicates: asb_wire_check), right types. */
     rc = -EINVAL;
-    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 29 ||
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 30 ||
         asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
         asb_wire_get_str(m, mlen, "root", &root) < 0 ||
         asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
@@ -98,6 +98,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_strv(m, mlen, "bind_ro", &binds, &n_binds) < 0 ||
         asb_wire_get_bool(m, mlen, "landlock_scope", &llscope) < 0 ||
         asb_wire_get_bool(m, mlen, "memfd_noexec", &mfdnx) < 0 ||
+        asb_wire_get_bool(m, mlen, "memfd_refuse", &mfdref) < 0 ||
         asb_wire_get_bool(m, mlen, "usr_from_host", &usrhost) < 0 ||
         asb_wire_get_bool(m, mlen, "devpts", &devpts) < 0 ||
         asb_wire_get_int(m, mlen, "stack_soft", &stack_soft) < 0 ||
@@ -120,6 +121,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->netns = netns, spec->landlock = ll, spec->no_new_privs = nnp;
     spec->landlock_scope = llscope;
     spec->memfd_noexec = mfdnx;
+    spec->memfd_refuse = mfdref;
     spec->usr_from_host = usrhost;
     spec->devpts = devpts;
     spec->workspace_bytes = (uint64_t)ws, spec->tmp_bytes = (uint64_t)tmp;
@@ -176,12 +178,13 @@ int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err)
         spec->workspace_noexec == job->workspace_noexec && spec->netns == job->netns &&
         spec->landlock == job->landlock && spec->landlock_scope == job->landlock_scope &&
         spec->no_new_privs == job->no_new_privs && spec->memfd_noexec == job->memfd_noexec &&
-        spec->usr_from_host == job->usr_from_host && spec->devpts == job->devpts &&
-        spec->workspace_bytes == job->workspace_bytes && spec->tmp_bytes == job->tmp_bytes &&
-        spec->caps == job->caps && spec->caps_keep == job->caps_keep &&
-        spec->seccomp == job->seccomp && spec->uid == job->uid && spec->gid == job->gid &&
-        spec->fsize == job->fsize && spec->nofile == job->nofile &&
-        spec->n_bind_ro == job->n_bind_ro && spec->owner_uid == job->owner_uid;
+        spec->memfd_refuse == job->memfd_refuse && spec->usr_from_host == job->usr_from_host &&
+        spec->devpts == job->devpts && spec->workspace_bytes == job->workspace_bytes &&
+        spec->tmp_bytes == job->tmp_bytes && spec->caps == job->caps &&
+        spec->caps_keep == job->caps_keep && spec->seccomp == job->seccomp &&
+        spec->uid == job->uid && spec->gid == job->gid && spec->fsize == job->fsize &&
+        spec->nofile == job->nofile && spec->n_bind_ro == job->n_bind_ro &&
+        spec->owner_uid == job->owner_uid;
     for (size_t i = 0; same && i < spec->n_bind_ro; i++)
         same = strcmp(spec->bind_ro[i], job->bind_ro[i]) == 0;
     for (size_t i = 0; i < job->n_bind_ro; i++)

@@ -21,6 +21,7 @@ typedef struct sup_spec {
     asb_root_policy_t root;
     bool mask_proc, tmp_noexec, workspace_noexec, netns, landlock, landlock_scope, no_new_privs,
         memfd_noexec;
+    bool memfd_refuse;  /* memfd_noexec on a kernel without it: memfd_create refused instead */
     bool usr_from_host; /* /usr arrives as a mount from the host ("usr_tree") */
     bool devpts;        /* a private devpts instance at /dev/pts */
     uint64_t workspace_bytes, tmp_bytes;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -246,8 +247,14 @@ void sup_attest(int landlock_requested, const char *landlock_probe, const char *
         close(us);
     asb_wire_put_bool(o, "abstract_unix_scoped", scoped);
 
-    /* memfd: what the kernel will do with a new memfd in this pid namespace. */
+    /* memfd: what the kernel will do with a new memfd in this pid namespace, and whether one
+     * can be made at all (refused by the memfd_refuse filter where the kernel has no
+     * vm.memfd_noexec). */
     asb_wire_put_int(o, "memfd_noexec", sup_read_int("/proc/sys/vm/memfd_noexec", -1));
+    int mfd = (int)syscall(SYS_memfd_create, "asb-attest", MFD_CLOEXEC);
+    asb_wire_put_bool(o, "memfd_create_refused", mfd < 0 && errno == EPERM);
+    if (mfd >= 0)
+        close(mfd);
 
     struct utsname u;
     bool named = uname(&u) == 0;
@@ -383,6 +390,9 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (spec->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         fail(att, "error:", "no_new_privs", 125);
     if (spec->landlock && sup_landlock_restrict(spec, workspace, &err) < 0)
+        fail(att, "error:", err.message, 125);
+    /* Under the main filter, not on it: hardened's own filter refuses seccomp(2) itself. */
+    if (spec->memfd_refuse && asb_seccomp_install_memfd_refuse(&err) < 0)
         fail(att, "error:", err.message, 125);
     if (!seccomp_done && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);

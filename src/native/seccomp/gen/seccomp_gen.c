@@ -108,6 +108,60 @@ static void emit_array(FILE *f, const gen_policy_t *p, const struct sock_filter 
             len);
 }
 
+/* The supplement stacked on hardened's filter on kernels without vm.memfd_noexec (before Linux
+ * 6.3): memfd_create refused outright, everything else left to the filter below it. A memfd is
+ * the one file a workload can create that no path reaches, so no Landlock rule and no noexec
+ * mount covers exec'ing it (execveat with AT_EMPTY_PATH); where the kernel cannot make memfds
+ * non-executable, none is made at all. */
+#define MEMFD_REFUSE_NAME "memfd_refuse"
+static int build_memfd_refuse(scmp_filter_ctx *out)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return -ENOMEM;
+    /* Another audit arch is killed by hardened's own filter first; killed here too. */
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0);
+    if (rc < 0) {
+        seccomp_release(ctx);
+        fprintf(stderr, "asb-seccomp-gen: " MEMFD_REFUSE_NAME ": %s\n", strerror(-rc));
+        return rc;
+    }
+    *out = ctx;
+    return 0;
+}
+
+static int emit_memfd_refuse(FILE *f)
+{
+    scmp_filter_ctx ctx = NULL;
+    struct sock_filter *prog = NULL;
+    size_t len = 0;
+    int rc = build_memfd_refuse(&ctx);
+    if (rc < 0)
+        return rc;
+    rc = export_bpf(ctx, &prog, &len);
+    seccomp_release(ctx);
+    if (rc < 0) {
+        fprintf(stderr, "asb-seccomp-gen: " MEMFD_REFUSE_NAME ": export: %s\n", strerror(-rc));
+        return rc;
+    }
+    fprintf(f, "/* ---- " MEMFD_REFUSE_NAME " ---------------------------------------------------\n"
+               " * Stacked on hardened's filter where the kernel has no vm.memfd_noexec (before\n"
+               " * Linux 6.3): memfd_create fails with EPERM, everything else is left to the\n"
+               " * filter below. */\n");
+    fprintf(f, "__attribute__((unused)) static const struct sock_filter asb_bpf_%s[] = {\n",
+            MEMFD_REFUSE_NAME);
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "    {0x%04x, %3u, %3u, 0x%08x},\n", prog[i].code, prog[i].jt, prog[i].jf,
+                prog[i].k);
+    fprintf(f, "};\n");
+    fprintf(f, "__attribute__((unused)) static const unsigned asb_bpf_%s_len = %zuu;\n\n",
+            MEMFD_REFUSE_NAME, len);
+    free(prog);
+    return 0;
+}
+
 static int write_header(const char *path)
 {
     char tmp[4096];
@@ -152,6 +206,8 @@ static int write_header(const char *path)
         emit_array(f, POLICIES[i], prog, len);
         free(prog);
     }
+    if (status == 0 && emit_memfd_refuse(f) < 0)
+        status = 1;
     fprintf(f, "#endif\n");
     if (fclose(f) != 0 && status == 0) {
         fprintf(stderr, "asb-seccomp-gen: %s: %s\n", tmp, strerror(errno));
