@@ -60,16 +60,12 @@ static double now_s(void)
 static const int WATCHED[] = {SIGTERM, SIGINT, SIGHUP};
 #define N_WATCHED (sizeof(WATCHED) / sizeof(WATCHED[0]))
 
-#define SIGWATCH_WAIT_MS 3000 /* per child: a supervisor's exit after SIGKILL takes ~1-10 ms */
-
 /* Our child `pid` and its process group (when it leads one: a subprocess run's program; a native
  * run's supervisor stays in ours, and the group call fails with ESRCH), SIGKILLed through a
  * pidfd: the number read from /proc may be reaped by a worker thread and reused meanwhile
  * (review finding), the pidfd cannot name anyone else once the kernel says it is still our child
- * (a non-reaping waitid on it fails with ECHILD for anyone else's). With `wait`: then waited for
- * (readable once it has exited; a supervisor exits after every process of its pid namespace is
- * gone) and reaped, so that no zombie of ours is left to init either. */
-static void kill_child(pid_t pid, bool wait)
+ * (a non-reaping waitid on it fails with ECHILD for anyone else's). */
+static void kill_child(pid_t pid)
 {
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pfd < 0)
@@ -81,20 +77,14 @@ static void kill_child(pid_t pid, bool wait)
             errno == EINVAL)
             syscall(SYS_kill, -pid, SIGKILL); /* before 6.9; still held to our child above */
         syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
-        if (wait) {
-            struct pollfd p = {.fd = pfd, .events = POLLIN};
-            while (poll(&p, 1, SIGWATCH_WAIT_MS) < 0 && errno == EINTR)
-                ;
-            syscall(SYS_waitid, P_PIDFD, pfd, &si, WEXITED | WNOHANG, NULL);
-        }
     }
     close(pfd);
 }
 
 /* Every child of ours (see kill_child), found by a scan of /proc: /proc/self/task/TID/children
  * exists only on kernels built with CONFIG_PROC_CHILDREN (review finding). Only system calls and
- * our own code, no stdio or malloc: a signal handler calls this too. */
-static void kill_children(bool wait)
+ * our own code, no stdio or malloc. */
+static void kill_children(void)
 {
     int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0)
@@ -110,7 +100,7 @@ static void kill_children(bool wait)
             for (; d->d_name[i] >= '0' && d->d_name[i] <= '9' && v < (1ul << 22); i++)
                 v = v * 10 + (unsigned long)(d->d_name[i] - '0');
             if (i > 0 && d->d_name[i] == '\0' && v > 0 && v < (1ul << 22) && (pid_t)v != self)
-                kill_child((pid_t)v, wait);
+                kill_child((pid_t)v);
             if (d->d_reclen == 0)
                 break;
             off += d->d_reclen;
@@ -138,7 +128,7 @@ static void die_of(int sig)
 
 static void end_now(int sig, bool docker)
 {
-    kill_children(false);
+    kill_children();
     asb_error_t e;
     bool engine = asb_docker_remove_own(&e) >= 0 && docker;
     usleep(100 * 1000); /* the killed programs let go of their directories */
@@ -188,7 +178,7 @@ static void *watch(void *arg)
             ticks = 0;
         }
         if (atomic_load(&w->caught)) {
-            kill_children(false);
+            kill_children();
             if (ticks++ % SIGWATCH_ENGINE_EVERY == 0) {
                 asb_error_t e;
                 asb_docker_remove_own(&e);
