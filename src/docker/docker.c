@@ -59,6 +59,7 @@ typedef struct drun {
     char *sup_error;
     bool attested, released, backstop_fired, eof;
     asb_idslot_t ids; /* non-root profiles: the host uid range this run's container user is in */
+    int cg_fd;        /* the container's own cgroup, for the backstop kill; opened before release */
 } drun_t;
 
 static double now_s(void)
@@ -127,10 +128,18 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
         vplan.profile = r->prof;
         bool ok = asb_native_verify_attestation(&vplan, m, &r->res->attestation);
         /* Sockets the workload makes must count against its memory (cgroup v1): the limit is
-         * set now, before the release, or the run is refused. */
+         * set now, before the release, or the run is refused. And the host's backstop must
+         * reach every process of the container: its cgroup is found and opened now, or the run
+         * is refused (in another pid or cgroup namespace than the engine's, the kill found
+         * nothing and a starved PID 1 outlived the deadline by 25-55 s on pure v2). */
         asb_error_t terr;
         if (ok && r->prof.cgroup &&
             asb_docker_limit_tcp_v1(r->eng, r->id, r->plan->limits.memory_bytes, &terr) < 0) {
+            ok = false;
+            if (!r->sup_error)
+                r->sup_error = strdup(terr.message);
+        }
+        if (ok && (r->cg_fd = asb_docker_backstop_open(r->eng, r->id, &terr)) < 0) {
             ok = false;
             if (!r->sup_error)
                 r->sup_error = strdup(terr.message);
@@ -250,7 +259,8 @@ static void backstop_kill(drun_t *r)
      * workload that made PID 1 SCHED_IDLE (same uid) and spun kept a 2 s run going for 40 s
      * (red-team finding), the engine's kill request waiting all the while. Every process of the
      * container's cgroup dies from here first. */
-    asb_docker_kill_container_procs(r->eng, r->id);
+    if (r->cg_fd >= 0)
+        asb_docker_kill_cgroup(r->cg_fd); /* before the release nothing of the workload runs */
     char path[160];
     snprintf(path, sizeof(path), "/containers/%s/kill?signal=KILL", r->id);
     asb_error_t e;
@@ -558,6 +568,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     r.res = res;
     r.hooks = h;
     r.ids.fd = r.ids.dir = -1;
+    r.cg_fd = -1;
     asb_docker_effective_profile(plan, &r.prof);
     asb_capbuf_init(&r.out, plan->limits.output_bytes);
     asb_capbuf_init(&r.err, plan->limits.output_bytes);
@@ -693,6 +704,8 @@ out:
      * removes it (every docker run reaps first; native runs do not). */
     if (!r.created)
         asb_idslot_release(&r.ids);
+    if (r.cg_fd >= 0)
+        close(r.cg_fd);
     asb_docker_engine_close(r.eng);
     json_decref(r.body);
     json_decref(sent);

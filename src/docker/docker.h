@@ -91,9 +91,9 @@ int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *pa
 struct asb_cgroup_host; /* native/cgroup.h */
 /* The container's own cgroup directory on the host (described by host, asb_cgroup_detect), in
  * the hierarchy with the ASB_CGROUP_CTRL_* bit ctrl (v2: the one hierarchy), checked to be the
- * container's: 1 found (into dir), 0 when
- * this host has no such hierarchy or the container's init is in none, <0 error (docker_cgroup.c).
- */
+ * container's (its cgroup names the container and holds its init): 1 found (into dir), 0 when
+ * this host has no such hierarchy or the container's init is in none, <0 error: -ESRCH another
+ * pid namespace than the engine's, -EXDEV another cgroup namespace (docker_cgroup.c). */
 int asb_docker_container_cgroup(asb_docker_engine_t *eng, const struct asb_cgroup_host *host,
                                 const char *id, unsigned ctrl, char *dir, size_t len,
                                 asb_error_t *err);
@@ -102,8 +102,16 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const struct asb_cgrou
  * "0::" line) in the text of a /proc/PID/cgroup: 1 found (into path), 0 none, -EINVAL odd. */
 int asb_docker_cgroup_path_in(const char *text, const char *controller, char *path, size_t len);
 
-/* SIGKILL every process in the container's cgroup, from the host (best effort). */
-void asb_docker_kill_container_procs(asb_docker_engine_t *eng, const char *id);
+/* The running container's own cgroup directory (v1: in the pids hierarchy; v2: the one
+ * hierarchy), found and checked as asb_docker_container_cgroup does, opened O_PATH for the
+ * host's backstop kill: an fd, or <0 with err when it cannot be (another pid or cgroup
+ * namespace than the engine's). Opened before the workload is released: a run whose backstop
+ * cannot reach it is refused (docker_cgroup.c). */
+int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error_t *err);
+
+/* SIGKILL every process in the cgroup at dfd (from asb_docker_backstop_open), from the host:
+ * cgroup.kill where the kernel has it, then each process in cgroup.procs until none is left. */
+void asb_docker_kill_cgroup(int dfd);
 
 int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,
                             asb_error_t *err);

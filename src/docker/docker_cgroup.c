@@ -44,8 +44,10 @@ int asb_docker_cgroup_path_in(const char *text, const char *controller, char *pa
                 return -EINVAL;
             memcpy(path, p, pl);
             path[pl] = '\0';
+            /* Paths above the reader's cgroup namespace root read "/../..": nothing under our
+             * mount names them. */
             if (strstr(path, "/.."))
-                return -EINVAL;
+                return -EXDEV;
             return 1;
         }
         line = nl ? nl + 1 : NULL;
@@ -54,7 +56,8 @@ int asb_docker_cgroup_path_in(const char *text, const char *controller, char *pa
 }
 
 /* The path of pid's cgroup in the hierarchy with `controller` (v1), or in the v2 hierarchy
- * (controller NULL), from /proc/PID/cgroup: 1 found, 0 not there. */
+ * (controller NULL), from /proc/PID/cgroup: 1 found, 0 not there, -EXDEV outside our cgroup
+ * namespace. */
 static int cgroup_of(pid_t pid, const char *controller, char *path, size_t len, asb_error_t *err)
 {
     char name[64];
@@ -69,9 +72,26 @@ static int cgroup_of(pid_t pid, const char *controller, char *path, size_t len, 
     if (rc < 0)
         return asb_err_sys(err, -rc, "docker: cannot read %s", name);
     rc = asb_docker_cgroup_path_in(text, controller, path, len);
+    if (rc == -EXDEV)
+        return asb_err(err, rc,
+                       "docker: the container's cgroup is outside this cgroup namespace (is "
+                       "agent-sandbox in the engine's cgroup namespace?)");
     if (rc < 0)
         return asb_err(err, rc, "docker: odd cgroup path in %s", name);
     return rc;
+}
+
+/* Whether the decimal pid is a line of the cgroup.procs text. */
+static bool procs_has(const char *text, pid_t pid)
+{
+    for (const char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+        nl = strchr(p, '\n');
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end != p && (*end == '\n' || *end == '\0') && v == (long)pid)
+            return true;
+    }
+    return false;
 }
 
 int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host,
@@ -99,6 +119,8 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     if (!mount)
         return 0;
     char cg[ASB_CGROUP_PATH_MAX];
+    /* In another cgroup namespace than the engine's the path starts "/..": refused, it names
+     * nothing under our mount (on pure v2 the backstop silently did nothing, session 12). */
     if ((rc = cgroup_of((pid_t)pid, name, cg, sizeof(cg), err)) <= 0)
         return rc;
     /* The pid is the engine's: in another pid namespace (a caller in a container, a pid reused)
@@ -116,24 +138,53 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
                        (long long)pid, id, cg);
     if (snprintf(dir, len, "%s%s", mount, cg) >= (int)len)
         return asb_err(err, -ENAMETOOLONG, "docker: cgroup path of %.12s", id);
+    /* And the directory must hold that process: a mount that does not show this cgroup
+     * namespace's root (a bind mount of another one's) names another directory or none. */
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (dfd < 0)
+        return asb_err_sys(err, errno, "docker: the cgroup of container %.12s (%s)", id, dir);
+    size_t size = 1 << 16, n = 0;
+    char *procs = malloc(size);
+    rc = procs ? asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, size, &n) : -ENOMEM;
+    bool has = rc == 0 && procs_has(procs, (pid_t)pid);
+    free(procs);
+    close(dfd);
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "docker: cannot read %s/cgroup.procs", dir);
+    if (!has)
+        return asb_err(err, -ESRCH,
+                       "docker: %s does not hold container %.12s's process %lld (is the cgroup "
+                       "mount this cgroup namespace's?)",
+                       dir, id, (long long)pid);
     return 1;
 }
 
-void asb_docker_kill_container_procs(asb_docker_engine_t *eng, const char *id)
+int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error_t *err)
 {
-    char dir[2 * ASB_CGROUP_PATH_MAX];
-    asb_error_t err;
     asb_cgroup_host_t host;
-    if (asb_cgroup_detect(&host, &err) < 0 ||
-        asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &err) <=
-            0)
-        return;
+    char dir[2 * ASB_CGROUP_PATH_MAX];
+    int rc;
+    if ((rc = asb_cgroup_detect(&host, err)) < 0)
+        return rc;
+    rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), err);
+    if (rc == 0)
+        return asb_err(err, -ENOENT,
+                       "docker: container %.12s is in no cgroup this host's %s hierarchy holds", id,
+                       host.version == ASB_CGROUP_V1 ? "pids" : "cgroup2");
+    if (rc < 0)
+        return rc;
     int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (dfd < 0)
+        return asb_err_sys(err, errno, "docker: the cgroup of container %.12s (%s)", id, dir);
+    return dfd;
+}
+
+void asb_docker_kill_cgroup(int dfd)
+{
     /* v2 (5.14+): the kernel kills the whole cgroup, forks racing it included. */
-    if (dfd >= 0)
-        (void)asb_cgroup_fs_write_at(dfd, "cgroup.kill", "1");
+    (void)asb_cgroup_fs_write_at(dfd, "cgroup.kill", "1");
     size_t size = 1 << 16;
-    char *procs = dfd >= 0 ? malloc(size) : NULL;
+    char *procs = malloc(size);
     /* Every process of it, until none is left (a fork between our read and our kill comes in the
      * next pass; the pids limit bounds how many there can be). */
     for (int pass = 0; procs && pass < 16; pass++) {
@@ -160,6 +211,4 @@ void asb_docker_kill_container_procs(asb_docker_engine_t *eng, const char *id)
         usleep(2000);
     }
     free(procs);
-    if (dfd >= 0)
-        close(dfd);
 }

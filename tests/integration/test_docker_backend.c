@@ -28,7 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -743,6 +748,87 @@ static void test_docker_baseline_is_root_with_default_caps(void **state)
     asb_result_free(&r);
 }
 
+/* The host's backstop kill reaches the container's processes through its cgroup, found from
+ * the engine's pid for it: from another cgroup or pid namespace than the engine's that lookup
+ * fails, and the run must be refused before the workload is released (on pure v2 it was
+ * released and the kill found nothing: a starved PID 1 outlived a 2 s deadline by 25-55 s). In a
+ * child: a cgroup of its own in the hierarchy the backstop uses (v1 pids, at the memory root so
+ * that v1's TCP limit still finds the container; v2), then a new cgroup namespace; or a new pid
+ * namespace with its own /proc. Exit 0 when refused as required. */
+static int refused_child(const char *why_word)
+{
+    asb_result_t r;
+    asb_error_t err;
+    int rc = run(&BACKENDS[1], "hardened", "print('ran')", NULL, &r, &err);
+    bool ok = rc < 0 && r.status == ASB_STATUS_SANDBOX_ERROR && r.out.len == 0 &&
+              strstr(err.message, why_word);
+    if (!ok)
+        fprintf(stderr, "not refused: rc %d status %d out %zu: %s\n", rc, (int)r.status, r.out.len,
+                rc < 0 ? err.message : "");
+    asb_result_free(&r);
+    return ok ? 0 : 1;
+}
+
+static bool write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static void test_docker_refused_outside_engine_namespaces(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    char cg[128], self[32];
+    bool v1 = access("/sys/fs/cgroup/pids/cgroup.procs", F_OK) == 0;
+    if (!v1 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0) {
+        printf("SKIP: no v1 pids hierarchy and no cgroup2 at /sys/fs/cgroup\n");
+        skip();
+    }
+    snprintf(cg, sizeof(cg), "/sys/fs/cgroup/%sasb-test-cgns-%d", v1 ? "pids/" : "", getpid());
+    assert_int_equal(mkdir(cg, 0755), 0);
+    char procs[160];
+    snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        snprintf(self, sizeof(self), "%d", getpid());
+        if ((v1 && access("/sys/fs/cgroup/memory/cgroup.procs", F_OK) == 0 &&
+             !write_file("/sys/fs/cgroup/memory/cgroup.procs", self)) ||
+            !write_file(procs, self) || unshare(CLONE_NEWCGROUP) != 0)
+            _exit(2);
+        _exit(refused_child("cgroup namespace"));
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_int_equal(rmdir(cg), 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0 ||
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+            _exit(2);
+        pid_t in = fork();
+        if (in == 0) {
+            if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+                _exit(2);
+            _exit(refused_child("pid namespace"));
+        }
+        int s2 = 0;
+        _exit(in > 0 && waitpid(in, &s2, 0) == in && WIFEXITED(s2) ? WEXITSTATUS(s2) : 3);
+    }
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_docker_no_leftovers(void **state)
 {
     (void)state;
@@ -771,6 +857,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_runs_are_different_host_users),
         cmocka_unit_test(test_tcp_buffers_count_against_memory),
         cmocka_unit_test(test_hardened_no_sys_no_ptys),
+        cmocka_unit_test(test_docker_refused_outside_engine_namespaces),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -361,7 +361,11 @@ static void test_cgroup_path_parsing(void **state)
     assert_int_equal(asb_docker_cgroup_path_in(v1, NULL, p, sizeof(p)), 1); /* hybrid: "0::/" */
     assert_string_equal(p, "/");
     assert_int_equal(asb_docker_cgroup_path_in("4:memory:/a/../b\n", "memory", p, sizeof(p)),
-                     -EINVAL);
+                     -EXDEV);
+    /* read from another cgroup namespace than the container's (caller in a container) */
+    assert_int_equal(
+        asb_docker_cgroup_path_in("0::/../../system.slice/docker-abc.scope\n", NULL, p, sizeof(p)),
+        -EXDEV);
     assert_int_equal(asb_docker_cgroup_path_in("4:memory:relative\n", "memory", p, sizeof(p)),
                      -EINVAL);
     assert_int_equal(asb_docker_cgroup_path_in("garbage\n::\n", "memory", p, sizeof(p)), 0);
