@@ -31,6 +31,10 @@ typedef struct asb_chaos_attack {
     uint64_t control_output_bytes;
     bool control_env;
     bool hardened_may_succeed; /* the two leaks the issue allows under hardened */
+    /* The wall clock is how the attack is stopped (time_bomb). For every other attack a run the
+     * clock ended with no sign of success is inconclusive, never `blocked`: the program may not
+     * have got as far as trying (a loaded host). */
+    bool timeout_is_the_block;
 } asb_chaos_attack_t;
 
 #define ASB_CHAOS_DEFAULT_TIMEOUT_S 5.0

@@ -2,6 +2,7 @@
  * says what the harness looked for and did not find (and, where the run record shows it, what
  * stopped the attack). docs/ATTACKS.md states each rule in prose. */
 #include "chaos/judge.h"
+#include "chaos/attacks.h"
 #include "chaos/watch.h"
 #include "core/limits.h"
 
@@ -805,5 +806,19 @@ asb_chaos_verdict_t asb_chaos_judge(const char *attack, int rc, const asb_chaos_
     if (r->status == ASB_STATUS_SANDBOX_ERROR || rc < 0)
         return say(ASB_CHAOS_ERROR, ev, n, "sandbox error: %s",
                    r->error ? r->error : "asb_run failed");
-    return fn(o, r, ev, n);
+    asb_chaos_verdict_t v = fn(o, r, ev, n);
+    /* Ended by the wall clock and nothing seen: the attack may not have got as far as trying
+     * (every program here finishes well inside its timeout on an idle host). An OOM kill is
+     * the kernel's own evidence of the limit that stopped it. */
+    const asb_chaos_attack_t *a = asb_chaos_attack_find(attack);
+    if (v == ASB_CHAOS_BLOCKED && r->status == ASB_STATUS_TIMEOUT && !r->out_of_memory &&
+        !(a && a->timeout_is_the_block)) {
+        char was[ASB_CHAOS_EVIDENCE_MAX / 2];
+        snprintf(was, sizeof(was), "%s", ev);
+        return say(ASB_CHAOS_ERROR, ev, n,
+                   "inconclusive: the wall clock ended the run after %.2f s, before the attack "
+                   "finished (%s)",
+                   r->duration_s, was);
+    }
+    return v;
 }

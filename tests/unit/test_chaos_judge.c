@@ -510,6 +510,31 @@ static void test_sandbox_error_is_never_blocked(void **state)
     fx_free(&f);
 }
 
+/* A run the clock ended before the attack finished, with nothing seen, proves no defence: the
+ * program may not have tried yet (a loaded host). Success seen before the clock still counts,
+ * and for time_bomb the clock is the defence. */
+static void test_timeout_without_evidence_is_inconclusive(void **state)
+{
+    (void)state;
+    fixture_t f;
+    fx_init(&f);
+    f.r.duration_s = 5.02;
+    assert_int_equal(judge(&f, "tcp_egress"), ASB_CHAOS_BLOCKED);
+    f.r.status = ASB_STATUS_TIMEOUT;
+    assert_int_equal(judge(&f, "tcp_egress"), ASB_CHAOS_ERROR);
+    assert_non_null(strstr(f.ev, "inconclusive"));
+    assert_non_null(strstr(f.ev, "5.02 s"));
+    f.o.watch.max_procs = 40;
+    assert_int_equal(judge(&f, "fork_bomb"), ASB_CHAOS_ERROR);
+    f.o.watch.max_procs = 300;
+    assert_int_equal(judge(&f, "fork_bomb"), ASB_CHAOS_SUCCEEDED);
+    beacon(&f, ASB_CHAOS_CH_TCP, "tcp:" NONCE "\n");
+    assert_int_equal(judge(&f, "tcp_egress"), ASB_CHAOS_SUCCEEDED);
+    f.r.duration_s = 1.02;
+    assert_int_equal(judge(&f, "time_bomb"), ASB_CHAOS_BLOCKED);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_resource_judges),
         cmocka_unit_test(test_host_feature_judges),
         cmocka_unit_test(test_sandbox_error_is_never_blocked),
+        cmocka_unit_test(test_timeout_without_evidence_is_inconclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
