@@ -49,6 +49,7 @@ static const asb_chaos_attack_t ATTACKS[] = {
     {.name = "memory_bomb",
      .what = "allocate and touch 300 MB",
      .flags = ASB_CHAOS_WATCH,
+     .oom_is_the_block = true,
      .timeout_s = 15.0}, /* 76,800 first touches; a loaded paravirtualised guest took > 5 s */
     {.name = "thread_bomb", .what = "start 200 threads", .flags = ASB_CHAOS_WATCH},
     {.name = "fork_bomb",

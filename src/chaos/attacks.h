@@ -35,6 +35,8 @@ typedef struct asb_chaos_attack {
      * clock ended with no sign of success is inconclusive, never `blocked`: the program may not
      * have got as far as trying (a loaded host). */
     bool timeout_is_the_block;
+    /* An OOM kill is the defence (memory_bomb): such a run the clock ended is still judged. */
+    bool oom_is_the_block;
 } asb_chaos_attack_t;
 
 #define ASB_CHAOS_DEFAULT_TIMEOUT_S 5.0

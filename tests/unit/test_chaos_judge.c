@@ -532,6 +532,12 @@ static void test_timeout_without_evidence_is_inconclusive(void **state)
     assert_int_equal(judge(&f, "tcp_egress"), ASB_CHAOS_SUCCEEDED);
     f.r.duration_s = 1.02;
     assert_int_equal(judge(&f, "time_bomb"), ASB_CHAOS_BLOCKED);
+    /* An OOM kill is memory_bomb's defence, and no evidence for any other attack. */
+    f.o.watch.max_procs = 40;
+    f.r.out_of_memory = true;
+    f.r.memory_peak_bytes = 128 * ASB_MIB;
+    assert_int_equal(judge(&f, "memory_bomb"), ASB_CHAOS_BLOCKED);
+    assert_int_equal(judge(&f, "fork_bomb"), ASB_CHAOS_ERROR);
     fx_free(&f);
 }
 
