@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint64_t asb_owner_starttime(pid_t pid)
@@ -55,6 +56,16 @@ bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start)
     *pid = (pid_t)v;
     *start = s;
     return true;
+}
+
+int asb_owner_pidns(char *out, size_t len)
+{
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) < 0)
+        return -errno;
+    int n = snprintf(out, len, "%llu:%llu", (unsigned long long)st.st_dev,
+                     (unsigned long long)st.st_ino);
+    return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
 bool asb_owner_alive(pid_t pid, uint64_t start)

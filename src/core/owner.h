@@ -18,6 +18,10 @@ int asb_owner_tag(char *out, size_t len);
 /* Parse "asb-<pid>-<start>-<rest>"; false when name is not owner-tagged. */
 bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start);
 
+/* "<dev>:<inode>" of the calling process's pid namespace (/proc/self/ns/pid): an owner tag's
+ * pid means something only to a process of the same namespace. */
+int asb_owner_pidns(char *out, size_t len);
+
 /* The owner is alive: the pid exists and has the same start time. */
 bool asb_owner_alive(pid_t pid, uint64_t start);
 

@@ -131,7 +131,7 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
          * set now, before the release, or the run is refused. And the host's backstop must
          * reach every process of the container: its cgroup is found and opened now, or the run
          * is refused (in another pid or cgroup namespace than the engine's, the kill found
-         * nothing and a starved PID 1 outlived the deadline by 25-55 s on pure v2). */
+         * nothing and a starved PID 1 kept a 2 s run going 26-59 s on pure v2). */
         asb_error_t terr;
         if (ok && r->prof.cgroup &&
             asb_docker_limit_tcp_v1(r->eng, r->id, r->plan->limits.memory_bytes, &terr) < 0) {
@@ -574,7 +574,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     asb_capbuf_init(&r.err, plan->limits.output_bytes);
     asb_capbuf_init(&r.diag, ASB_DOCKER_STDERR_KEEP);
     json_t *sent = NULL, *ins = NULL, *state = NULL, *created = NULL;
-    char sup[4096], owner[64], path[512], why[2048];
+    char sup[4096], owner[64], pidns[64], path[512], why[2048];
     int rc;
 
     size_t nfo = plan->n_files_out ? plan->n_files_out : 1;
@@ -597,7 +597,8 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
      * run's stayed until a native run or `cleanup`). */
     (void)asb_idslot_reap();
     if ((rc = asb_docker_supervisor_path(sup, sizeof(sup), err)) < 0 ||
-        (rc = asb_owner_tag(owner, sizeof(owner))) < 0) {
+        (rc = asb_owner_tag(owner, sizeof(owner))) < 0 ||
+        (rc = asb_owner_pidns(pidns, sizeof(pidns))) < 0) {
         if (rc != err->code)
             asb_err(err, rc, "owner tag");
         goto out;
@@ -605,6 +606,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     asb_docker_req_ctx_t ctx = {.image = plan->docker_image,
                                 .supervisor = sup,
                                 .owner_tag = owner,
+                                .owner_pidns = pidns,
                                 .io_volume = asb_docker_needs_io_volume(plan)};
     /* A host uid of its own for a non-root container, from the native backend's id slots: the
      * kernel counts pipe pages, fds in flight, queued signals and message queues per host uid,

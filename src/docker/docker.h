@@ -20,10 +20,11 @@
 
 /* What a request is built from besides the plan. Pure data: building a request reads nothing. */
 typedef struct asb_docker_req_ctx {
-    const char *image;      /* NULL = ASB_DOCKER_DEFAULT_IMAGE */
-    const char *supervisor; /* host path of the supervisor binary, bind-mounted read-only */
-    const char *owner_tag;  /* "asb-<pid>-<start>" */
-    bool io_volume;         /* an anonymous volume at ASB_DOCKER_IO_DIR for files in/out */
+    const char *image;       /* NULL = ASB_DOCKER_DEFAULT_IMAGE */
+    const char *supervisor;  /* host path of the supervisor binary, bind-mounted read-only */
+    const char *owner_tag;   /* "asb-<pid>-<start>" */
+    const char *owner_pidns; /* asb_owner_pidns, or NULL: no label */
+    bool io_volume;          /* an anonymous volume at ASB_DOCKER_IO_DIR for files in/out */
     /* > 0: the run's own host uid and gid, in place of a non-root profile's (docker.c takes
      * them from an id slot, as the native backend does for its user namespaces); 0: the
      * profile's. Never applied to a root profile. */
@@ -91,11 +92,13 @@ int asb_docker_json(asb_docker_engine_t *eng, const char *method, const char *pa
 struct asb_cgroup_host; /* native/cgroup.h */
 /* The container's own cgroup directory on the host (described by host, asb_cgroup_detect), in
  * the hierarchy with the ASB_CGROUP_CTRL_* bit ctrl (v2: the one hierarchy), checked to be the
- * container's (its cgroup names the container and holds its init): 1 found (into dir), 0 when
- * this host has no such hierarchy or the container's init is in none, <0 error: -ESRCH another
- * pid namespace than the engine's, -EXDEV another cgroup namespace (docker_cgroup.c). */
+ * container's (its cgroup names the container and holds its init): 1 found (into dir; with fd,
+ * the checked directory opened O_PATH there), 0 when this host has no such hierarchy or the
+ * container's init is in none, <0 error: -ESRCH another pid namespace than the engine's (or a
+ * cgroup not named after the container), -EXDEV another cgroup namespace or a cgroup mount
+ * that is not this namespace's (docker_cgroup.c). */
 int asb_docker_container_cgroup(asb_docker_engine_t *eng, const struct asb_cgroup_host *host,
-                                const char *id, unsigned ctrl, char *dir, size_t len,
+                                const char *id, unsigned ctrl, char *dir, size_t len, int *fd,
                                 asb_error_t *err);
 
 /* The cgroup path of the hierarchy with `controller` (v1 name, e.g. "memory"; NULL: the v2
@@ -104,13 +107,15 @@ int asb_docker_cgroup_path_in(const char *text, const char *controller, char *pa
 
 /* The running container's own cgroup directory (v1: in the pids hierarchy; v2: the one
  * hierarchy), found and checked as asb_docker_container_cgroup does, opened O_PATH for the
- * host's backstop kill: an fd, or <0 with err when it cannot be (another pid or cgroup
- * namespace than the engine's). Opened before the workload is released: a run whose backstop
- * cannot reach it is refused (docker_cgroup.c). */
+ * host's backstop kill, and checked to be killable by this caller (cgroup.kill writable, or
+ * CAP_KILL): an fd, or <0 with err when it cannot be (another pid or cgroup namespace than the
+ * engine's: -ESRCH, -EXDEV; not ours to kill: -EPERM). Opened before the workload is released:
+ * a run whose backstop cannot reach it is refused (docker_cgroup.c). */
 int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error_t *err);
 
 /* SIGKILL every process in the cgroup at dfd (from asb_docker_backstop_open), from the host:
- * cgroup.kill where the kernel has it, then each process in cgroup.procs until none is left. */
+ * cgroup.kill where the kernel has it; else each process in cgroup.procs, through a pidfd
+ * checked to still be in the cgroup, until none is left. */
 void asb_docker_kill_cgroup(int dfd);
 
 int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int asb_docker_cgroup_path_in(const char *text, const char *controller, char *path, size_t len)
@@ -95,9 +96,11 @@ static bool procs_has(const char *text, pid_t pid)
 }
 
 int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host,
-                                const char *id, unsigned ctrl, char *dir, size_t len,
+                                const char *id, unsigned ctrl, char *dir, size_t len, int *fd,
                                 asb_error_t *err)
 {
+    if (fd)
+        *fd = -1;
     char path[160];
     snprintf(path, sizeof(path), "/containers/%s/json", id);
     json_t *ins = NULL;
@@ -133,8 +136,9 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     snprintf(scope, sizeof(scope), "docker-%s.scope", id);
     if (!last || (strcmp(last + 1, id) != 0 && strcmp(last + 1, scope) != 0))
         return asb_err(err, -ESRCH,
-                       "docker: process %lld is not container %.12s's (its cgroup is '%s'): is "
-                       "agent-sandbox in the engine's pid namespace?",
+                       "docker: process %lld is not container %.12s's (its cgroup is '%s', not "
+                       "named after the container): is agent-sandbox in the engine's pid "
+                       "namespace, and is the engine docker with runc?",
                        (long long)pid, id, cg);
     if (snprintf(dir, len, "%s%s", mount, cg) >= (int)len)
         return asb_err(err, -ENAMETOOLONG, "docker: cgroup path of %.12s", id);
@@ -148,67 +152,131 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     rc = procs ? asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, size, &n) : -ENOMEM;
     bool has = rc == 0 && procs_has(procs, (pid_t)pid);
     free(procs);
-    close(dfd);
+    if (rc < 0 || !has)
+        close(dfd);
     if (rc < 0)
         return asb_err_sys(err, -rc, "docker: cannot read %s/cgroup.procs", dir);
     if (!has)
-        return asb_err(err, -ESRCH,
+        return asb_err(err, -EXDEV,
                        "docker: %s does not hold container %.12s's process %lld (is the cgroup "
                        "mount this cgroup namespace's?)",
                        dir, id, (long long)pid);
+    if (fd)
+        *fd = dfd;
+    else
+        close(dfd);
     return 1;
+}
+
+/* Whether the effective capability set holds CAP_KILL (bit 5), from /proc/self/status. */
+static bool have_cap_kill(void)
+{
+    char text[4096];
+    if (asb_cgroup_fs_read_at(AT_FDCWD, "/proc/self/status", text, sizeof(text), NULL) < 0)
+        return false;
+    const char *p = strstr(text, "\nCapEff:");
+    if (!p)
+        return false;
+    unsigned long long caps = strtoull(p + 8, NULL, 16);
+    return (caps >> 5) & 1u;
 }
 
 int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error_t *err)
 {
     asb_cgroup_host_t host;
     char dir[2 * ASB_CGROUP_PATH_MAX];
-    int rc;
+    int rc, dfd = -1;
     if ((rc = asb_cgroup_detect(&host, err)) < 0)
         return rc;
-    rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), err);
+    rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &dfd,
+                                     err);
     if (rc == 0)
         return asb_err(err, -ENOENT,
                        "docker: container %.12s is in no cgroup this host's %s hierarchy holds", id,
                        host.version == ASB_CGROUP_V1 ? "pids" : "cgroup2");
     if (rc < 0)
         return rc;
-    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-    if (dfd < 0)
-        return asb_err_sys(err, errno, "docker: the cgroup of container %.12s (%s)", id, dir);
-    return dfd;
+    /* Found is not enough: the kill must be ours to make (review finding). cgroup.kill (v2,
+     * 5.14+) writable by us, or CAP_KILL for the processes one by one: a non-root caller of a
+     * root engine can read the container's cgroup and kill nothing in it. */
+    if (faccessat(dfd, "cgroup.kill", W_OK, AT_EACCESS) == 0 || have_cap_kill())
+        return dfd;
+    close(dfd);
+    return asb_err(err, -EPERM,
+                   "docker: this caller cannot kill container %.12s's processes (%s/cgroup.kill "
+                   "is not writable and CAP_KILL is not held): without that, a workload that "
+                   "starves the container's PID 1 outlives its deadline",
+                   id, dir);
 }
 
-void asb_docker_kill_cgroup(int dfd)
+/* v1, or cgroup.kill refused: each process of the cgroup by number, through a pidfd opened
+ * first and checked to be in the cgroup after (a number read from cgroup.procs may be a host
+ * process's by the time it is signalled: review finding). At most `batch` fds at a time. */
+static void kill_listed(int dfd, char *procs, size_t size)
 {
-    /* v2 (5.14+): the kernel kills the whole cgroup, forks racing it included. */
-    (void)asb_cgroup_fs_write_at(dfd, "cgroup.kill", "1");
-    size_t size = 1 << 16;
-    char *procs = malloc(size);
-    /* Every process of it, until none is left (a fork between our read and our kill comes in the
-     * next pass; the pids limit bounds how many there can be). */
-    for (int pass = 0; procs && pass < 16; pass++) {
+    enum { BATCH = 64 };
+    for (int pass = 0; pass < 16; pass++) {
         size_t n = 0;
         if (asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, size, &n) < 0 || n == 0)
-            break;
+            return;
         /* A full buffer may end in the middle of a number (123456 read as 1234: another
          * process): only whole lines count, the rest comes in the next pass (review finding). */
         if (n >= size - 1) {
             char *last = strrchr(procs, '\n');
             if (!last)
-                break;
+                return;
             last[1] = '\0';
         }
-        for (char *p = procs, *end; *p; p = end) {
-            long v = strtol(p, &end, 10);
-            if (end == p)
-                break;
-            if (v > 0)
-                kill((pid_t)v, SIGKILL);
-            while (*end == '\n')
-                end++;
+        pid_t pids[BATCH];
+        int pfds[BATCH], k = 0;
+        char *p = procs, *end;
+        while (*p) {
+            for (k = 0; *p && k < BATCH; p = end) {
+                long v = strtol(p, &end, 10);
+                if (end == p) {
+                    p = end + strlen(end); /* not a number: stop */
+                    break;
+                }
+                while (*end == '\n')
+                    end++;
+                if (v <= 0)
+                    continue;
+                int pfd = (int)syscall(SYS_pidfd_open, (pid_t)v, 0);
+                if (pfd >= 0) {
+                    pids[k] = (pid_t)v;
+                    pfds[k++] = pfd;
+                }
+            }
+            /* Still listed now that each fd pins whoever had the number: ours. */
+            char *again = malloc(size);
+            size_t m = 0;
+            bool read_ok =
+                again && asb_cgroup_fs_read_at(dfd, "cgroup.procs", again, size, &m) == 0;
+            char *cut = read_ok && m >= size - 1 ? strrchr(again, '\n') : NULL;
+            if (cut)
+                cut[1] = '\0'; /* whole lines only, as above */
+            else if (read_ok && m >= size - 1)
+                read_ok = false;
+            for (int i = 0; i < k; i++) {
+                if (read_ok && procs_has(again, pids[i]))
+                    syscall(SYS_pidfd_send_signal, pfds[i], SIGKILL, NULL, 0);
+                close(pfds[i]);
+            }
+            free(again);
         }
         usleep(2000);
     }
+}
+
+void asb_docker_kill_cgroup(int dfd)
+{
+    /* v2 (5.14+): the kernel kills the whole cgroup, forks racing it included, and nothing is
+     * signalled by number. */
+    if (asb_cgroup_fs_write_at(dfd, "cgroup.kill", "1") == 0)
+        return;
+    size_t size = 1 << 16;
+    char *procs = malloc(size);
+    if (procs)
+        kill_listed(dfd, procs, size);
     free(procs);
 }

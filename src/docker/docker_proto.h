@@ -12,6 +12,9 @@
 #define ASB_DOCKER_INLINE_MAX (48 * 1024) /* code + stdin up to this go inline in the spec */
 #define ASB_DOCKER_LABEL_OWNER "org.agent-sandbox.owner"
 #define ASB_DOCKER_LABEL_RUN "org.agent-sandbox.run"
+/* The owner's pid namespace (asb_owner_pidns): only a process of that namespace can tell from
+ * the owner label whether the owner is alive. */
+#define ASB_DOCKER_LABEL_PIDNS "org.agent-sandbox.pidns"
 #define ASB_DOCKER_LABEL_PROFILE "org.agent-sandbox.profile"
 #define ASB_DOCKER_STDERR_KEEP 4096      /* the supervisor's own diagnostics we keep */
 #define ASB_DOCKER_HTTP_TIMEOUT_MS 30000 /* one engine request (create, inspect, remove) */

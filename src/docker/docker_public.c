@@ -37,16 +37,19 @@ static int sample_plan(const char *profile, const asb_limits_t *limits, const ch
 
 static json_t *request_for(const asb_plan_t *plan, asb_error_t *err)
 {
-    char sup[4096], owner[64];
+    char sup[4096], owner[64], pidns[64];
     asb_error_t ignored;
     /* Pure: where the run would take the supervisor from, without requiring it to exist. */
     if (asb_docker_supervisor_path(sup, sizeof(sup), &ignored) < 0)
         snprintf(sup, sizeof(sup), "%s", ASB_SUPERVISOR_INSTALL_PATH);
     if (asb_owner_tag(owner, sizeof(owner)) < 0)
         snprintf(owner, sizeof(owner), "asb-0-0");
+    if (asb_owner_pidns(pidns, sizeof(pidns)) < 0)
+        snprintf(pidns, sizeof(pidns), "0:0");
     asb_docker_req_ctx_t ctx = {.image = plan->docker_image,
                                 .supervisor = sup,
                                 .owner_tag = owner,
+                                .owner_pidns = pidns,
                                 .io_volume = asb_docker_needs_io_volume(plan)};
     json_t *body = asb_docker_create_body(plan, &ctx);
     if (!body)

@@ -39,6 +39,15 @@ int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_e
                              NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, &list, err);
     if (rc < 0)
         return rc;
+    /* A container whose owner is in another pid namespace (agent-sandbox in a container on the
+     * host's engine, or the host's beside one) is not ours to judge: its owner's pid names
+     * nobody here, and every such live run was removed (review finding). Containers made
+     * before this label existed are judged as before. */
+    char pidns[64];
+    if ((rc = asb_owner_pidns(pidns, sizeof(pidns))) < 0) {
+        json_decref(list);
+        return asb_err_sys(err, -rc, "docker: cannot read /proc/self/ns/pid");
+    }
     size_t i;
     json_t *c;
     json_array_foreach(list, i, c)
@@ -47,6 +56,10 @@ int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_e
         const char *owner = json_string_value(
             json_object_get(json_object_get(c, "Labels"), ASB_DOCKER_LABEL_OWNER));
         if (!id || !owner || strspn(id, "0123456789abcdef") != strlen(id) || strlen(id) > 80)
+            continue;
+        const char *ns = json_string_value(
+            json_object_get(json_object_get(c, "Labels"), ASB_DOCKER_LABEL_PIDNS));
+        if (ns && strcmp(ns, pidns) != 0)
             continue;
         char tagged[96];
         snprintf(tagged, sizeof(tagged), "%s-x", owner);

@@ -255,6 +255,9 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
         ASB_DOCKER_LABEL_PROFILE, p.name, "HostConfig", host);
     /* Otherwise the container's UTS namespace keeps the daemon's NIS domain name. */
     json_object_set_new(body, "Domainname", json_string(ASB_SANDBOX_DOMAINNAME));
+    if (ctx->owner_pidns)
+        json_object_set_new(json_object_get(body, "Labels"), ASB_DOCKER_LABEL_PIDNS,
+                            json_string(ctx->owner_pidns));
     free(env);
     return body;
 }

@@ -34,16 +34,14 @@ int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t m
     if (host.version != ASB_CGROUP_V1)
         return 0;
     char dir[2 * ASB_CGROUP_PATH_MAX];
+    int dfd = -1;
     if ((rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_MEMORY, dir, sizeof(dir),
-                                          err)) < 0)
+                                          &dfd, err)) < 0)
         return rc;
     if (rc == 0)
         return asb_err(err, -ENOENT,
                        "docker: the container is in no v1 memory cgroup this host's memory "
                        "hierarchy holds");
-    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-    if (dfd < 0)
-        return asb_err_sys(err, errno, "docker: the container's memory cgroup %s", dir);
     char want[32], got[64];
     snprintf(want, sizeof(want), "%" PRIu64, asb_cgroup_v1_tcp_bytes(memory_bytes));
     size_t n = 0;

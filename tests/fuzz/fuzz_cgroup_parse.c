@@ -1,9 +1,13 @@
 /* fuzz_cgroup_parse.c - the cgroup parsers (src/native/cgroup_parse.c) read only the bytes they
  * are given and keep their promises on any input: mount points are NUL-terminated absolute
  * paths, no more hierarchies than fit, controller bits only from the known set, a parsed owner
- * name round-trips through formatting, pid lists stay within their array. */
+ * name round-trips through formatting, pid lists stay within their array. The docker backend's
+ * reading of /proc/PID/cgroup (src/docker/docker_cgroup.c) finds only absolute, terminated paths
+ * that never climb out of the reader's cgroup namespace. */
+#include "docker/docker.h"
 #include "native/cgroup_parse.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +54,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)asb_cgroup_parse_swaps_active(buf, size);
     pid_t pids[8];
     must(asb_cgroup_parse_pids(buf, size, pids, 8) <= 8, "more pids than room");
+
+    /* /proc/PID/cgroup text as the docker backend reads it: a NUL-terminated copy. */
+    char *text = malloc(size + 1);
+    if (text) {
+        memcpy(text, data, size);
+        text[size] = '\0';
+        const char *ctrls[] = {NULL, "pids", "memory", ""};
+        for (size_t i = 0; i < sizeof(ctrls) / sizeof(ctrls[0]); i++) {
+            char path[64];
+            memset(path, 'x', sizeof(path));
+            int rc = asb_docker_cgroup_path_in(text, ctrls[i], path, sizeof(path));
+            must(rc == 1 || rc == 0 || rc == -EINVAL || rc == -EXDEV,
+                 "odd return from asb_docker_cgroup_path_in");
+            if (rc == 1) {
+                must(memchr(path, '\0', sizeof(path)) != NULL, "cgroup path not terminated");
+                must(path[0] == '/', "cgroup path not absolute");
+                must(strstr(path, "/..") == NULL, "cgroup path climbs out of the namespace");
+            }
+        }
+        free(text);
+    }
 
     /* Owner names: what parses formats to a name that parses to the same values. */
     char name[ASB_CGROUP_NAME_MAX + 1];
