@@ -15,9 +15,6 @@ try:
         addr = listener.getsockname()
         for _ in range(500):
             c = socket.socket()
-            # A full backlog (somaxconn 128 before Linux 5.4) makes connect() wait on SYN
-            # retries until the clock ends the run, which the judge cannot call a block.
-            c.settimeout(1.0)
             c.connect(addr)
             c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             c.close()

@@ -60,6 +60,7 @@ typedef struct drun {
     bool attested, released, backstop_fired, eof;
     asb_idslot_t ids; /* non-root profiles: the host uid range this run's container user is in */
     int cg_fd;        /* the container's own cgroup, for the backstop kill; opened before release */
+    int cg_kill_fd;   /* its cgroup.kill opened for writing, or -1 */
 } drun_t;
 
 static double now_s(void)
@@ -139,7 +140,7 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
             if (!r->sup_error)
                 r->sup_error = strdup(terr.message);
         }
-        if (ok && (r->cg_fd = asb_docker_backstop_open(r->eng, r->id, &terr)) < 0) {
+        if (ok && (r->cg_fd = asb_docker_backstop_open(r->eng, r->id, &r->cg_kill_fd, &terr)) < 0) {
             ok = false;
             if (!r->sup_error)
                 r->sup_error = strdup(terr.message);
@@ -260,7 +261,8 @@ static void backstop_kill(drun_t *r)
      * (red-team finding), the engine's kill request waiting all the while. Every process of the
      * container's cgroup dies from here first. */
     if (r->cg_fd >= 0)
-        asb_docker_kill_cgroup(r->cg_fd); /* before the release nothing of the workload runs */
+        asb_docker_kill_cgroup(r->cg_fd,
+                               r->cg_kill_fd); /* before the release nothing of the workload runs */
     char path[160];
     snprintf(path, sizeof(path), "/containers/%s/kill?signal=KILL", r->id);
     asb_error_t e;
@@ -568,7 +570,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     r.res = res;
     r.hooks = h;
     r.ids.fd = r.ids.dir = -1;
-    r.cg_fd = -1;
+    r.cg_fd = r.cg_kill_fd = -1;
     asb_docker_effective_profile(plan, &r.prof);
     asb_capbuf_init(&r.out, plan->limits.output_bytes);
     asb_capbuf_init(&r.err, plan->limits.output_bytes);
@@ -708,6 +710,8 @@ out:
         asb_idslot_release(&r.ids);
     if (r.cg_fd >= 0)
         close(r.cg_fd);
+    if (r.cg_kill_fd >= 0)
+        close(r.cg_kill_fd);
     asb_docker_engine_close(r.eng);
     json_decref(r.body);
     json_decref(sent);

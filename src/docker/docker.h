@@ -107,16 +107,18 @@ int asb_docker_cgroup_path_in(const char *text, const char *controller, char *pa
 
 /* The running container's own cgroup directory (v1: in the pids hierarchy; v2: the one
  * hierarchy), found and checked as asb_docker_container_cgroup does, opened O_PATH for the
- * host's backstop kill, and checked to be killable by this caller (cgroup.kill writable, or
- * CAP_KILL): an fd, or <0 with err when it cannot be (another pid or cgroup namespace than the
- * engine's: -ESRCH, -EXDEV; not ours to kill: -EPERM). Opened before the workload is released:
- * a run whose backstop cannot reach it is refused (docker_cgroup.c). */
-int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error_t *err);
+ * host's backstop kill, and checked to be killable by this caller: its cgroup.kill opened for
+ * writing (into *kill_fd), or else a signal 0 allowed to every process in it (*kill_fd -1).
+ * Returns the directory's fd, or <0 with err when it cannot be found (another pid or cgroup
+ * namespace than the engine's: -ESRCH, -EXDEV) or is not ours to kill (-EPERM). Opened before
+ * the workload is released: a run whose backstop cannot kill is refused (docker_cgroup.c). */
+int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, int *kill_fd,
+                             asb_error_t *err);
 
-/* SIGKILL every process in the cgroup at dfd (from asb_docker_backstop_open), from the host:
- * cgroup.kill where the kernel has it; else each process in cgroup.procs, through a pidfd
- * checked to still be in the cgroup, until none is left. */
-void asb_docker_kill_cgroup(int dfd);
+/* SIGKILL every process in the cgroup (from asb_docker_backstop_open), from the host: through
+ * cgroup.kill when kill_fd is open; else each process in cgroup.procs, through a pidfd checked
+ * to still be in the cgroup, until none is left. */
+void asb_docker_kill_cgroup(int dfd, int kill_fd);
 
 int asb_docker_limit_tcp_v1(asb_docker_engine_t *eng, const char *id, uint64_t memory_bytes,
                             asb_error_t *err);

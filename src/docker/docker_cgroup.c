@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 int asb_docker_cgroup_path_in(const char *text, const char *controller, char *path, size_t len)
@@ -168,24 +167,13 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     return 1;
 }
 
-/* Whether the effective capability set holds CAP_KILL (bit 5), from /proc/self/status. */
-static bool have_cap_kill(void)
-{
-    char text[4096];
-    if (asb_cgroup_fs_read_at(AT_FDCWD, "/proc/self/status", text, sizeof(text), NULL) < 0)
-        return false;
-    const char *p = strstr(text, "\nCapEff:");
-    if (!p)
-        return false;
-    unsigned long long caps = strtoull(p + 8, NULL, 16);
-    return (caps >> 5) & 1u;
-}
-
-int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error_t *err)
+int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, int *kill_fd,
+                             asb_error_t *err)
 {
     asb_cgroup_host_t host;
     char dir[2 * ASB_CGROUP_PATH_MAX];
     int rc, dfd = -1;
+    *kill_fd = -1;
     if ((rc = asb_cgroup_detect(&host, err)) < 0)
         return rc;
     rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &dfd,
@@ -196,87 +184,35 @@ int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, asb_error
                        host.version == ASB_CGROUP_V1 ? "pids" : "cgroup2");
     if (rc < 0)
         return rc;
-    /* Found is not enough: the kill must be ours to make (review finding). cgroup.kill (v2,
-     * 5.14+) writable by us, or CAP_KILL for the processes one by one: a non-root caller of a
-     * root engine can read the container's cgroup and kill nothing in it. */
-    if (faccessat(dfd, "cgroup.kill", W_OK, AT_EACCESS) == 0 || have_cap_kill())
+    /* Found is not enough: the kill must be ours to make (review findings). cgroup.kill (v2,
+     * 5.14+) opened for writing now (the open is the permission check, LSMs included; it has
+     * no effect until written), or else a signal 0 to every process of the cgroup, which the
+     * kernel checks as it would the kill, in the right user namespace: a non-root caller of a
+     * root engine, or one that is root only in a user namespace of its own, can read the
+     * container's cgroup and kill nothing in it. */
+    *kill_fd = openat(dfd, "cgroup.kill", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (*kill_fd >= 0)
+        return dfd;
+    int probe = asb_cgroup_fs_signal_procs(dfd, 0);
+    if (probe > 0)
         return dfd;
     close(dfd);
-    return asb_err(err, -EPERM,
-                   "docker: this caller cannot kill container %.12s's processes (%s/cgroup.kill "
-                   "is not writable and CAP_KILL is not held): without that, a workload that "
-                   "starves the container's PID 1 outlives its deadline",
-                   id, dir);
+    return asb_err(err, probe < 0 ? probe : -ESRCH,
+                   "docker: this caller cannot kill container %.12s's processes (%s: no "
+                   "writable cgroup.kill, and %s): without that, a workload that starves the "
+                   "container's PID 1 outlives its deadline",
+                   id, dir, probe < 0 ? strerror(-probe) : "no process of it could be signalled");
 }
 
-/* v1, or cgroup.kill refused: each process of the cgroup by number, through a pidfd opened
- * first and checked to be in the cgroup after (a number read from cgroup.procs may be a host
- * process's by the time it is signalled: review finding). At most `batch` fds at a time. */
-static void kill_listed(int dfd, char *procs, size_t size)
-{
-    enum { BATCH = 64 };
-    for (int pass = 0; pass < 16; pass++) {
-        size_t n = 0;
-        if (asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, size, &n) < 0 || n == 0)
-            return;
-        /* A full buffer may end in the middle of a number (123456 read as 1234: another
-         * process): only whole lines count, the rest comes in the next pass (review finding). */
-        if (n >= size - 1) {
-            char *last = strrchr(procs, '\n');
-            if (!last)
-                return;
-            last[1] = '\0';
-        }
-        pid_t pids[BATCH];
-        int pfds[BATCH], k = 0;
-        char *p = procs, *end;
-        while (*p) {
-            for (k = 0; *p && k < BATCH; p = end) {
-                long v = strtol(p, &end, 10);
-                if (end == p) {
-                    p = end + strlen(end); /* not a number: stop */
-                    break;
-                }
-                while (*end == '\n')
-                    end++;
-                if (v <= 0)
-                    continue;
-                int pfd = (int)syscall(SYS_pidfd_open, (pid_t)v, 0);
-                if (pfd >= 0) {
-                    pids[k] = (pid_t)v;
-                    pfds[k++] = pfd;
-                }
-            }
-            /* Still listed now that each fd pins whoever had the number: ours. */
-            char *again = malloc(size);
-            size_t m = 0;
-            bool read_ok =
-                again && asb_cgroup_fs_read_at(dfd, "cgroup.procs", again, size, &m) == 0;
-            char *cut = read_ok && m >= size - 1 ? strrchr(again, '\n') : NULL;
-            if (cut)
-                cut[1] = '\0'; /* whole lines only, as above */
-            else if (read_ok && m >= size - 1)
-                read_ok = false;
-            for (int i = 0; i < k; i++) {
-                if (read_ok && procs_has(again, pids[i]))
-                    syscall(SYS_pidfd_send_signal, pfds[i], SIGKILL, NULL, 0);
-                close(pfds[i]);
-            }
-            free(again);
-        }
-        usleep(2000);
-    }
-}
-
-void asb_docker_kill_cgroup(int dfd)
+void asb_docker_kill_cgroup(int dfd, int kill_fd)
 {
     /* v2 (5.14+): the kernel kills the whole cgroup, forks racing it included, and nothing is
      * signalled by number. */
-    if (asb_cgroup_fs_write_at(dfd, "cgroup.kill", "1") == 0)
+    if (kill_fd >= 0 && write(kill_fd, "1", 1) == 1)
         return;
-    size_t size = 1 << 16;
-    char *procs = malloc(size);
-    if (procs)
-        kill_listed(dfd, procs, size);
-    free(procs);
+    /* Each process through a pidfd checked to still be in the cgroup (a number read from
+     * cgroup.procs may be a host process's by then), until none is left; the pids limit bounds
+     * how many there can be. */
+    for (int pass = 0; pass < 16 && asb_cgroup_fs_signal_procs(dfd, SIGKILL) > 0; pass++)
+        usleep(2000);
 }

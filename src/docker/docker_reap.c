@@ -59,8 +59,18 @@ int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_e
             continue;
         const char *ns = json_string_value(
             json_object_get(json_object_get(c, "Labels"), ASB_DOCKER_LABEL_PIDNS));
-        if (ns && strcmp(ns, pidns) != 0)
+        if (ns && strcmp(ns, pidns) != 0) {
+            char line[200];
+            snprintf(line, sizeof(line),
+                     "docker container %.12s (owner %s in another pid namespace): not judged "
+                     "from here",
+                     id, owner);
+            if (append(report, &rlen, line) < 0) {
+                json_decref(list);
+                return asb_err_sys(err, ENOMEM, "cleanup report");
+            }
             continue;
+        }
         char tagged[96];
         snprintf(tagged, sizeof(tagged), "%s-x", owner);
         pid_t pid;

@@ -30,7 +30,9 @@
 #include <string.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/capability.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -867,6 +869,68 @@ static void test_docker_refused_outside_engine_namespaces(void **state)
     assert_int_equal(WEXITSTATUS(st), 0); /* its container outlived the other caller's reap */
 }
 
+/* The backstop must be able to kill, not only to find: a caller without CAP_KILL (here root
+ * that dropped it) cannot signal the container's processes, which run as another host uid. On
+ * v1 (no cgroup.kill) such a run is refused before the release; on v2 it runs, killable
+ * through the cgroup.kill it owns (review finding: CapEff alone was trusted, and a caller that
+ * is root only in a user namespace of its own was released with a backstop that killed
+ * nothing). */
+/* 0: drop CAP_KILL; 1: root only in a user namespace of its own (its CapEff is full there and
+ * means nothing for the container's processes). */
+static int kill_permission_child(int mode, bool v1)
+{
+    if (mode == 0) {
+        struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct d[2];
+        if (syscall(SYS_capget, &h, d) != 0)
+            return 2;
+        d[0].effective &= ~(1u << CAP_KILL);
+        d[0].permitted &= ~(1u << CAP_KILL);
+        d[0].inheritable &= ~(1u << CAP_KILL);
+        if (syscall(SYS_capset, &h, d) != 0)
+            return 2;
+    } else if (unshare(CLONE_NEWUSER) != 0 || !write_file("/proc/self/uid_map", "0 0 1") ||
+               !write_file("/proc/self/setgroups", "deny") ||
+               !write_file("/proc/self/gid_map", "0 0 1")) {
+        return 2;
+    }
+    asb_result_t r;
+    asb_error_t err;
+    int rc = run(&BACKENDS[1], "hardened", "print('ran')", NULL, &r, &err);
+    bool ok = v1 ? rc < 0 && r.status == ASB_STATUS_SANDBOX_ERROR && r.out.len == 0 &&
+                       strstr(err.message, "cannot kill")
+                 : rc == 0 && r.status == ASB_STATUS_COMPLETED;
+    if (!ok)
+        fprintf(stderr, "%s (%s): rc %d status %d out %zu: %s\n",
+                mode == 0 ? "without CAP_KILL" : "root in its own user namespace",
+                v1 ? "v1, refusal expected" : "v2, cgroup.kill", rc, (int)r.status, r.out.len,
+                rc < 0 ? err.message : "");
+    asb_result_free(&r);
+    return ok ? 0 : 1;
+}
+
+static void test_docker_backstop_needs_kill_permission(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    if (geteuid() != 0) {
+        printf("SKIP: needs root (drops CAP_KILL, makes a user namespace)\n");
+        skip();
+    }
+    bool v1 = access("/sys/fs/cgroup/pids/cgroup.procs", F_OK) == 0;
+    for (int mode = 0; mode < 2; mode++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(kill_permission_child(mode, v1));
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+}
+
 static void test_docker_no_leftovers(void **state)
 {
     (void)state;
@@ -896,6 +960,7 @@ int main(void)
         cmocka_unit_test(test_tcp_buffers_count_against_memory),
         cmocka_unit_test(test_hardened_no_sys_no_ptys),
         cmocka_unit_test(test_docker_refused_outside_engine_namespaces),
+        cmocka_unit_test(test_docker_backstop_needs_kill_permission),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
