@@ -7,13 +7,13 @@
 #include "docker/docker.h"
 #include "native/cgroup.h"
 #include "native/cgroup_fs.h"
+#include "native/cgroup_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -81,19 +81,6 @@ static int cgroup_of(pid_t pid, const char *controller, char *path, size_t len, 
     return rc;
 }
 
-/* Whether the decimal pid is a line of the cgroup.procs text. */
-static bool procs_has(const char *text, pid_t pid)
-{
-    for (const char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
-        nl = strchr(p, '\n');
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end != p && (*end == '\n' || *end == '\0') && v == (long)pid)
-            return true;
-    }
-    return false;
-}
-
 int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host,
                                 const char *id, unsigned ctrl, char *dir, size_t len, int *fd,
                                 asb_error_t *err)
@@ -146,11 +133,16 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (dfd < 0)
         return asb_err_sys(err, errno, "docker: the cgroup of container %.12s (%s)", id, dir);
-    size_t size = 1 << 16, n = 0;
-    char *procs = malloc(size);
-    rc = procs ? asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, size, &n) : -ENOMEM;
-    bool has = rc == 0 && procs_has(procs, (pid_t)pid);
-    free(procs);
+    /* Before the release the container holds its supervisor and little else. */
+    char procs[4096];
+    pid_t listed[256];
+    size_t n = 0, nlisted = 0;
+    rc = asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, sizeof(procs), &n);
+    if (rc == 0)
+        nlisted = asb_cgroup_parse_pids(procs, n, listed, sizeof(listed) / sizeof(listed[0]));
+    bool has = false;
+    for (size_t i = 0; i < nlisted && !has; i++)
+        has = listed[i] == (pid_t)pid;
     if (rc < 0 || !has)
         close(dfd);
     if (rc < 0)

@@ -786,15 +786,24 @@ static bool write_file(const char *path, const char *text)
     return ok;
 }
 
+/* Skips (with the reason) unless the engine answers and this process is root. */
+static bool skip_unless_docker_root(const char *why)
+{
+    if (skip_unavailable(&BACKENDS[1]))
+        return true;
+    if (geteuid() != 0) {
+        printf("SKIP: needs root (%s)\n", why);
+        skip();
+        return true;
+    }
+    return false;
+}
+
 static void test_docker_refused_outside_engine_namespaces(void **state)
 {
     (void)state;
-    if (skip_unavailable(&BACKENDS[1]))
+    if (skip_unless_docker_root("a cgroup and namespaces of its own"))
         return;
-    if (geteuid() != 0) {
-        printf("SKIP: needs root (a cgroup and namespaces of its own)\n");
-        skip();
-    }
     char cg[128], self[32];
     bool v1 = access("/sys/fs/cgroup/pids/cgroup.procs", F_OK) == 0;
     if (!v1 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0) {
@@ -912,12 +921,8 @@ static int kill_permission_child(int mode, bool v1)
 static void test_docker_backstop_needs_kill_permission(void **state)
 {
     (void)state;
-    if (skip_unavailable(&BACKENDS[1]))
+    if (skip_unless_docker_root("drops CAP_KILL, makes a user namespace"))
         return;
-    if (geteuid() != 0) {
-        printf("SKIP: needs root (drops CAP_KILL, makes a user namespace)\n");
-        skip();
-    }
     bool v1 = access("/sys/fs/cgroup/pids/cgroup.procs", F_OK) == 0;
     for (int mode = 0; mode < 2; mode++) {
         pid_t pid = fork();
