@@ -161,6 +161,19 @@ static int probe_clone3(void)
     return result(syscall(SYS_clone3, NULL, 0)); /* control: EINVAL (size 0) */
 }
 
+/* memfd_secret takes its pages out of the kernel's direct map, splitting the host's huge kernel
+ * mappings until reboot (red-team finding, session 14): refused by both policies. */
+static int probe_memfd_secret(void)
+{
+#ifndef SYS_memfd_secret
+#define SYS_memfd_secret 447
+#endif
+    long fd = syscall(SYS_memfd_secret, 0UL);
+    if (fd >= 0)
+        close((int)fd);
+    return result(fd);
+}
+
 static int probe_keyctl(void)
 {
     return result(syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
@@ -709,6 +722,7 @@ static const expect_t COMMON[] = {
     {"clone(CLONE_NEWNET)", probe_clone_newnet, REFUSED, EPERM},
     {"clone3", probe_clone3, REFUSED, ENOSYS},
     {"keyctl", probe_keyctl, REFUSED, EPERM},
+    {"memfd_secret", probe_memfd_secret, REFUSED, EPERM},
     {"bpf", probe_bpf, REFUSED, EPERM},
     {"io_uring_setup", probe_io_uring_setup, REFUSED, EPERM},
     {"mount_setattr", probe_mount_setattr, REFUSED, EPERM},
