@@ -27,7 +27,12 @@
 #define ASB_BASELINE_MEMORY_BYTES (512 * ASB_MIB)
 #define ASB_BASELINE_PIDS 1024
 #define ASB_BASELINE_CPUS 0.0 /* no CPU bandwidth limit, as a default container */
-#define ASB_BASELINE_NOFILE 0 /* inherited: raising the hard limit needs host privilege */
+/* Open files per process, soft and hard (Docker's usual soft limit). The kernel counts open
+ * files host-wide only (fs.file-max, sized from RAM: 2.47 M here) and a run's own memory limit
+ * pays for ~2.7 M of them: inheriting a caller's 20,000, 160 processes of one baseline run took
+ * every file of the host, and other sandboxes and non-root host processes got ENFILE (red-team
+ * finding, session 14). Now one run holds at most pids x 1024 (~1 M, THREAT_MODEL). */
+#define ASB_BASELINE_NOFILE 1024
 #define ASB_BASELINE_WORKSPACE_BYTES (256 * ASB_MIB)
 #define ASB_BASELINE_TMP_BYTES (256 * ASB_MIB)
 

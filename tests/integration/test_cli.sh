@@ -236,9 +236,22 @@ rc=0
 [[ $rc == 125 ]] && grep -q "RLIMIT_NOFILE soft limit is 10; a run needs at least 64" "$TMP/err" &&
     pass "a caller's soft RLIMIT_NOFILE of 10 is named (exit 125)" ||
     fail "soft RLIMIT_NOFILE 10: exit $rc, $(head -c 300 "$TMP/err")"
-out=$(ulimit -Sn 100 && "$CLI" run --profile baseline --code 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])' </dev/null 2>/dev/null || true)
-[[ $out == 100 ]] && pass "baseline inherits the caller's soft RLIMIT_NOFILE (100)" ||
-    fail "baseline soft RLIMIT_NOFILE: '$out', want 100"
+# baseline's open files are 1024 per process, soft and hard, whatever the caller's: inheriting a
+# caller's 20,000, one baseline run held every open file of the host (fs.file-max) and others got
+# ENFILE (red-team finding, session 14). Counted by opening, not read from getrlimit alone.
+out=$(ulimit -Sn 100 && "$CLI" run --profile baseline --code '
+import os, resource
+print(resource.getrlimit(resource.RLIMIT_NOFILE))
+try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096)); print("raised")
+except (ValueError, OSError): print("not raised")
+fds = []
+try:
+    while len(fds) < 5000: fds.append(os.open("/dev/null", os.O_RDONLY))
+except OSError as e: print("stopped", len(fds) + 3, e.errno)' </dev/null 2>/dev/null | tr '\n' ' ' || true)
+[[ $out == "(1024, 1024) not raised stopped 1024 24 " ]] &&
+    pass "baseline: 1024 open files per process, not raisable, whatever the caller's soft limit (100)" ||
+    fail "baseline RLIMIT_NOFILE: '$out', want '(1024, 1024) not raised stopped 1024 24'"
 # RLIMIT_MEMLOCK is a cap: a caller's lower hard limit stays, and the run still starts (review
 # finding: a caller at 32 KiB failed every run).
 if command -v prlimit >/dev/null 2>&1; then
