@@ -355,11 +355,14 @@ int cli_run(int argc, char **argv)
             lost = true;
             lost_what = !strcmp(stream, "stdout") ? "the program's stdout" : "the program's stderr";
         }
-        for (size_t i = 0; i < res.n_files_out; i++)
-            fprintf(stderr,
-                    "agent-sandbox: note: file-out %s: %zu bytes, returned only in the --json "
-                    "record\n",
-                    res.files_out[i].name, res.files_out[i].content.len);
+        /* Escaped like the refusals' names: a name may carry bidi or other controls that would
+         * steer the terminal (QA finding: this one line printed them raw). */
+        for (size_t i = 0; i < res.n_files_out; i++) {
+            fputs("agent-sandbox: note: file-out ", stderr);
+            cli_put_text(stderr, res.files_out[i].name);
+            fprintf(stderr, ": %zu bytes, returned only in the --json record\n",
+                    res.files_out[i].content.len);
+        }
     }
     if (lost) {
         cli_error("%s could not be written (%s)", lost_what, strerror(lost_errno));

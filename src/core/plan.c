@@ -126,6 +126,14 @@ bool asb_valid_plain_name(const char *name, const char **why)
         *why = "name is not valid UTF-8";
         return false;
     }
+    /* C1 controls (U+0080..U+009F, UTF-8 C2 80..C2 9F) are control characters too: U+009B is a
+     * terminal's CSI (QA finding: accepted before). */
+    for (size_t i = 0; i + 1 < n; i++)
+        if ((unsigned char)name[i] == 0xc2 && (unsigned char)name[i + 1] >= 0x80 &&
+            (unsigned char)name[i + 1] <= 0x9f) {
+            *why = "name contains a control character";
+            return false;
+        }
     return true;
 }
 

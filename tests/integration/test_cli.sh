@@ -524,6 +524,16 @@ else
     fail "raw CSI / bidi override in an error line: $(od -c "$TMP/err" | head -5)"
 fi
 
+# ... and in the note line for a file returned out: the name is the caller's, often chosen by a
+# model (QA finding: printed raw); a C1 control in a file-out name is refused as a control
+"$CLI" run --file-out "a"$'\xe2\x80\xae' --code 'open("a\u202e", "w").write("x")' </dev/null >/dev/null 2>"$TMP/err"
+if grep -q 'note: file-out a\\u202e: 1 bytes' "$TMP/err" && ! grep -q $'\xe2\x80\xae' "$TMP/err"; then
+    pass "a bidi override in a file-out note line is escaped"
+else
+    fail "bidi override in a file-out note line: $(od -c "$TMP/err" | head -5)"
+fi
+expect_usage "a file-out name with a C1 control (U+009B)" "$CLI" run --file-out "a"$'\xc2\x9b' --code pass
+
 # ---- a stopped caller does not stop the deadline: the supervisor never blocks writing output the
 # caller is not reading (crash-QA finding: 8.3 s of CPU under a 2 s timeout) ----
 "$CLI" run --timeout 2 --json --code 'import time,os
