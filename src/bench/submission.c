@@ -2,11 +2,13 @@
 #include "bench/submission.h"
 #include "bench/textio.h"
 #include "core/error.h"
+#include "io/printable.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,14 +342,88 @@ static int load_task_dir(const asb_bench_suite_t *suite, int root, const char *i
     return rc;
 }
 
+/* Is path a task id (exact), or a directory on the way to one (a strict prefix ending at '/')? */
+static bool is_task_id(const asb_bench_suite_t *suite, const char *path)
+{
+    for (size_t i = 0; i < suite->n_tasks; i++)
+        if (strcmp(suite->tasks[i].id, path) == 0)
+            return true;
+    return false;
+}
+
+static bool leads_to_task(const asb_bench_suite_t *suite, const char *path)
+{
+    size_t n = strlen(path);
+    for (size_t i = 0; i < suite->n_tasks; i++)
+        if (strncmp(suite->tasks[i].id, path, n) == 0 && suite->tasks[i].id[n] == '/')
+            return true;
+    return false;
+}
+
+/* Everything in a directory submission outside DIR/<task id>/ is an error: a candidate under an
+ * id the suite does not have (a typo such as HumanEval/01) was skipped in silence and its task
+ * scored "no submission", where the .json and .jsonl forms refuse the id (QA finding). Walks only
+ * the directories that lead to task ids, so its depth is that of the ids. `rel` is dfd's path. */
+static int check_strays(const asb_bench_suite_t *suite, int dfd, const char *rel, asb_error_t *err)
+{
+    int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return asb_err_sys(err, e, "%s", *rel ? rel : ".");
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char path[PATH_MAX];
+        int n = snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+        if (n < 0 || (size_t)n >= sizeof(path)) {
+            rc = asb_err(err, -ENAMETOOLONG, "%s/...: path too long", *rel ? rel : ".");
+            break;
+        }
+        if (is_task_id(suite, path))
+            continue; /* load_task_dir reads and checks it */
+        struct stat st;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = asb_err_sys(err, errno, "%s", path);
+            break;
+        }
+        if (!S_ISDIR(st.st_mode) || !leads_to_task(suite, path)) {
+            char shown[128];
+            rc = asb_err(err, -ENOENT,
+                         "%s: not a task of the suite (a directory submission holds only "
+                         "DIR/<task id>/<files>)",
+                         asb_printable(path, shown, sizeof(shown)));
+            break;
+        }
+        int sub = open_beneath(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY);
+        if (sub < 0) {
+            rc = asb_err_sys(err, errno, "%s", path);
+            break;
+        }
+        rc = check_strays(suite, sub, path, err);
+        close(sub);
+    }
+    if (rc == 0 && errno != 0 && !de)
+        rc = asb_err_sys(err, errno, "readdir %s", *rel ? rel : ".");
+    closedir(d);
+    return rc;
+}
+
 static int load_dir(const asb_bench_suite_t *suite, int root, asb_bench_submission_t *sub,
                     asb_error_t *err)
 {
+    int rc = check_strays(suite, root, "", err);
+    if (rc < 0)
+        return rc;
     size_t total = 0;
     for (size_t i = 0; i < suite->n_tasks; i++) {
         bool found;
-        int rc =
-            load_task_dir(suite, root, suite->tasks[i].id, &sub->per_task[i], &found, &total, err);
+        rc = load_task_dir(suite, root, suite->tasks[i].id, &sub->per_task[i], &found, &total, err);
         if (rc < 0)
             return rc;
         if (found && sub->per_task[i].n)

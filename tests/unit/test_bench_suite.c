@@ -365,6 +365,26 @@ static void test_submission_json_and_dir(void **state)
     rmdir(path);
     assert_int_equal(asb_bench_submission_load(&s, d, &sub, &err), 0);
     asb_bench_submission_free(&sub);
+    /* An id the suite does not have is an error, as in the .json and .jsonl forms: t/01 (a typo)
+     * was skipped in silence and t/one scored "no submission" (QA finding). So is a file beside
+     * the task directories, and one on the way to them. */
+    const char *strays[] = {"t/01", "t/one2", "u", "t/one/../notes.txt", "README"};
+    for (size_t i = 0; i < sizeof(strays) / sizeof(strays[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", d, strays[i]);
+        bool dir = i < 3;
+        if (dir)
+            assert_int_equal(mkdir(path, 0700), 0);
+        else
+            write_file(path, "x", false);
+        assert_true(asb_bench_submission_load(&s, d, &sub, &err) < 0);
+        char want[64];
+        snprintf(want, sizeof(want), "%s: not a task of the suite",
+                 i == 3 ? "t/notes.txt" : strays[i]);
+        assert_non_null(strstr(err.message, want));
+        assert_int_equal(dir ? rmdir(path) : unlink(path), 0);
+    }
+    assert_int_equal(asb_bench_submission_load(&s, d, &sub, &err), 0);
+    asb_bench_submission_free(&sub);
     asb_bench_suite_free(&s);
 }
 
