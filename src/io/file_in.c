@@ -26,12 +26,21 @@ const char *asb_pseudo_fs_name(int fd)
     static const struct {
         unsigned long magic;
         const char *name;
-    } pseudo[] = {{PROC_SUPER_MAGIC, "procfs"},     {SYSFS_MAGIC, "sysfs"},
-                  {TRACEFS_MAGIC, "tracefs"},       {DEBUGFS_MAGIC, "debugfs"},
-                  {SECURITYFS_MAGIC, "securityfs"}, {BPF_FS_MAGIC, "bpf"},
-                  {PSTOREFS_MAGIC, "pstore"},       {EFIVARFS_MAGIC, "efivarfs"},
-                  {SELINUX_MAGIC, "selinuxfs"},     {SMACK_MAGIC, "smackfs"},
-                  {BINFMTFS_MAGIC, "binfmt_misc"},  {NSFS_MAGIC, "nsfs"}};
+    } pseudo[] = {{PROC_SUPER_MAGIC, "procfs"},
+                  {SYSFS_MAGIC, "sysfs"},
+                  {TRACEFS_MAGIC, "tracefs"},
+                  {DEBUGFS_MAGIC, "debugfs"},
+                  {SECURITYFS_MAGIC, "securityfs"},
+                  {BPF_FS_MAGIC, "bpf"},
+                  {PSTOREFS_MAGIC, "pstore"},
+                  {EFIVARFS_MAGIC, "efivarfs"},
+                  {SELINUX_MAGIC, "selinuxfs"},
+                  {SMACK_MAGIC, "smackfs"},
+                  {BINFMTFS_MAGIC, "binfmt_misc"},
+                  {NSFS_MAGIC, "nsfs"},
+                  {CGROUP_SUPER_MAGIC, "cgroupfs"},
+                  {CGROUP2_SUPER_MAGIC, "cgroup2"},
+                  {0x62656570 /* CONFIGFS_MAGIC */, "configfs"}};
     struct statfs sf;
     if (fstatfs(fd, &sf) < 0)
         return NULL;
@@ -82,6 +91,18 @@ int asb_file_in_open(const char *host_path, uint64_t cap, int *fd, uint64_t *siz
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > cap) {
         rc = asb_err(err, -EFBIG, "file-in '%s': larger than %ju bytes", shown, (uintmax_t)cap);
+        goto fail;
+    }
+    /* Readable at all: a file host root may open but not read (a write-only control file on a
+     * file system we do not list above) failed only in the copy, as an error of the run instead
+     * of the caller's (QA finding). One byte at offset 0; nothing is consumed. */
+    unsigned char probe;
+    ssize_t got;
+    do
+        got = pread(f, &probe, 1, 0);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        rc = asb_err_sys(err, errno, "file-in '%s': cannot be read", shown);
         goto fail;
     }
     /* The copy itself must not see EAGAIN (regular files never block; this keeps it simple). */

@@ -165,6 +165,15 @@ expect_usage "run with an odd image name" "$CLI" run --backend docker --image 'a
 expect_usage "--file-in of a /proc pseudo-file" "$CLI" run --file-in /proc/self/environ --code pass
 grep -q "pseudo-file" "$TMP/err" && pass "--file-in /proc/...: says why" ||
     fail "--file-in /proc/...: $(cat "$TMP/err")"
+# A cgroup control file, readable by name only (write-only, size 0): a usage error, not a run's
+# SANDBOX_ERROR with exit 125 (QA finding). Whichever cgroup file system this host mounts.
+cgfile=$(ls /sys/fs/cgroup/memory/cgroup.event_control /sys/fs/cgroup/cgroup.subtree_control \
+    /sys/fs/cgroup/unified/cgroup.procs 2>/dev/null | head -n1)
+if [[ -n $cgfile ]]; then
+    expect_usage "--file-in of a cgroup control file ($cgfile)" "$CLI" run --file-in "$cgfile:x" --code pass
+else
+    echo "skip --file-in of a cgroup control file: no cgroup file system mounted"
+fi
 # A run that never started shows no made-up exit or signal.
 ASB_SUPERVISOR=/bin/false "$CLI" run --code pass </dev/null >/dev/null 2>"$TMP/err"
 if grep -q "SANDBOX_ERROR" "$TMP/err" && ! grep -q "signal=0" "$TMP/err"; then
