@@ -1,6 +1,6 @@
 #include "core/owner.h"
 #include "core/limits.h"
-#include "native/cgroup_parse.h"
+#include "native/cgroup_fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,22 +12,10 @@
 
 uint64_t asb_owner_starttime(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n;
-    do {
-        n = read(fd, buf, sizeof(buf) - 1);
-    } while (n < 0 && errno == EINTR);
-    close(fd);
-    uint64_t start = 0;
-    /* One parser for field 22 (the command name may hold spaces and ')'), shared with the
-     * cgroup reaper so both agree on who is alive. */
-    if (n <= 0 || asb_cgroup_parse_stat_starttime(buf, (size_t)n, &start) < 0)
-        return 0;
-    return start;
+    /* One reader for every owner tag (cgroups, temp dirs, containers): field 22 in the host's
+     * boot clock, whatever time namespace this process is in (cgroup_fs.c). */
+    uint64_t start;
+    return asb_cgroup_fs_starttime(pid, &start) == 0 ? start : 0;
 }
 
 int asb_owner_tag(char *out, size_t len)
@@ -71,5 +59,5 @@ int asb_owner_pidns(char *out, size_t len)
 bool asb_owner_alive(pid_t pid, uint64_t start)
 {
     uint64_t now = asb_owner_starttime(pid);
-    return now != 0 && now == start;
+    return now != 0 && asb_cgroup_fs_start_matches(now, start);
 }

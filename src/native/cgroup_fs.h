@@ -19,9 +19,12 @@ int asb_cgroup_fs_write_at(int dirfd, const char *name, const char *data);
 
 int asb_cgroup_fs_read_u64_at(int dirfd, const char *name, uint64_t *out);
 
-/* Field 22 of /proc/<pid>/stat; pid 0 means the calling process. -ENOENT when the process is gone.
- */
+/* Field 22 of /proc/<pid>/stat on the host's boot clock (the reader's time-namespace boottime
+ * offset taken back out); pid 0 means the calling process. -ENOENT when the process is gone. */
 int asb_cgroup_fs_starttime(pid_t pid, uint64_t *start);
+
+/* Two starttimes (asb_cgroup_fs_starttime) of the same process: equal within one clock tick. */
+bool asb_cgroup_fs_start_matches(uint64_t now, uint64_t start);
 
 /* The owner of a run is the process with that pid AND that starttime; a reused pid is not it.
  * When it cannot be told (an unexpected /proc error), the owner counts as alive: the reaper must

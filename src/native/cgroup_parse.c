@@ -140,6 +140,32 @@ int asb_cgroup_parse_stat_starttime(const char *buf, size_t len, uint64_t *out)
     return parse_digits(tok, out);
 }
 
+int asb_cgroup_parse_timens_boottime(const char *buf, size_t len, int64_t *ns)
+{
+    size_t pos = 0;
+    span_t line;
+    while (next_token(buf, len, &pos, "\n", &line)) {
+        size_t lp = 0;
+        span_t name, secs, nsecs;
+        if (!next_token(line.p, line.n, &lp, " \t", &name) || name.n != 8 ||
+            memcmp(name.p, "boottime", 8) != 0)
+            continue;
+        if (!next_token(line.p, line.n, &lp, " \t", &secs) ||
+            !next_token(line.p, line.n, &lp, " \t", &nsecs))
+            return -EINVAL;
+        bool neg = secs.n > 0 && secs.p[0] == '-';
+        span_t digits = {secs.p + neg, secs.n - neg};
+        uint64_t s, n;
+        if (parse_digits(digits, &s) < 0 || parse_digits(nsecs, &n) < 0 || n >= 1000000000ull ||
+            s > (uint64_t)(INT64_MAX / 1000000000ll) - 1)
+            return -EINVAL;
+        int64_t v = (int64_t)s * 1000000000ll + (int64_t)n;
+        *ns = neg ? -v : v;
+        return 0;
+    }
+    return -EINVAL;
+}
+
 bool asb_cgroup_parse_swaps_active(const char *buf, size_t len)
 {
     size_t pos = 0;

@@ -71,6 +71,10 @@ size_t asb_cgroup_parse_pids(const char *buf, size_t len, pid_t *pids, size_t ma
  * hold spaces and parentheses, so fields are counted from the last ')'. 0 or -EINVAL. */
 int asb_cgroup_parse_stat_starttime(const char *buf, size_t len, uint64_t *out);
 
+/* The boottime line of /proc/self/timens_offsets ("boottime <secs> <nanosecs>", secs may be
+ * negative) as nanoseconds. 0 or -EINVAL (no such line, bad numbers). */
+int asb_cgroup_parse_timens_boottime(const char *buf, size_t len, int64_t *ns);
+
 /* /proc/swaps lists at least one active swap area (any line after the header). */
 bool asb_cgroup_parse_swaps_active(const char *buf, size_t len);
 

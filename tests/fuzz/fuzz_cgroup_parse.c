@@ -52,6 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)asb_cgroup_parse_key_u64(buf, size, "oom_kill", &v);
     (void)asb_cgroup_parse_stat_starttime(buf, size, &v);
     (void)asb_cgroup_parse_swaps_active(buf, size);
+    int64_t ns = 0;
+    if (asb_cgroup_parse_timens_boottime(buf, size, &ns) == 0)
+        must(ns > -INT64_MAX && ns < INT64_MAX, "boottime offset out of range");
     pid_t pids[8];
     must(asb_cgroup_parse_pids(buf, size, pids, 8) <= 8, "more pids than room");
 

@@ -794,5 +794,39 @@ else
     echo "SKIP: no $slots (no native run made it)"
 fi
 
+# A caller in a time namespace: the kernel shows every starttime plus the READER's boottime
+# offset, so such a caller named its runs with starttimes no one outside saw, and saw every
+# other owner as dead: its runs and its cleanup killed other callers' live runs, and theirs
+# killed its own (QA finding, session 14). Owner tags now speak of the host's boot clock.
+if unshare --time --boottime 100000 true 2>/dev/null; then
+    tns=(unshare --time --boottime 100000)
+    for prof in hardened subprocess; do
+        "$CLI" run --profile "$prof" --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
+            </dev/null >"$TMP/live.out" 2>/dev/null &
+        lp=$!
+        sleep 1
+        "${tns[@]}" "$CLI" run --code pass </dev/null >/dev/null 2>&1
+        "${tns[@]}" "$CLI" cleanup >"$TMP/clean.out" 2>&1
+        rc=0
+        wait $lp || rc=$?
+        [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" &&
+            pass "$prof: a live run outlives a run and a cleanup in a time namespace" ||
+            fail "$prof: live run vs a time-namespaced caller: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
+    done
+    "${tns[@]}" "$CLI" run --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
+        </dev/null >"$TMP/live.out" 2>/dev/null &
+    lp=$!
+    sleep 1
+    "$CLI" run --code pass </dev/null >/dev/null 2>&1
+    "$CLI" cleanup >"$TMP/clean.out" 2>&1
+    rc=0
+    wait $lp || rc=$?
+    [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" &&
+        pass "a time-namespaced caller's live run outlives the host's runs and cleanup" ||
+        fail "time-namespaced live run: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
+else
+    echo "SKIP: time namespaces (unshare --time --boottime) not available here"
+fi
+
 echo "$fails failure(s)"
 [[ $fails == 0 ]]

@@ -217,6 +217,30 @@ static void test_swaps(void **state)
     assert_false(asb_cgroup_parse_swaps_active(S("")));
 }
 
+/* /proc/self/timens_offsets: the boottime offset the kernel adds to every starttime this
+ * process reads (QA finding: owners in a time namespace judged everyone else dead). */
+static void test_timens_boottime(void **state)
+{
+    (void)state;
+    int64_t ns = 1;
+    assert_int_equal(asb_cgroup_parse_timens_boottime(S("monotonic 0 0\nboottime 0 0\n"), &ns), 0);
+    assert_int_equal(ns, 0);
+    assert_int_equal(
+        asb_cgroup_parse_timens_boottime(S("monotonic 5 0\nboottime  100000 250000000\n"), &ns), 0);
+    assert_int_equal(ns, 100000250000000ll);
+    assert_int_equal(asb_cgroup_parse_timens_boottime(S("boottime -30 0\n"), &ns), 0);
+    assert_int_equal(ns, -30000000000ll);
+    const char *bad[] = {"monotonic 0 0\n",
+                         "boottime 1\n",
+                         "boottime x 0\n",
+                         "boottime 1 1000000000\n",
+                         "boottime 99999999999999999999 0\n",
+                         "boottime - 0\n",
+                         ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(asb_cgroup_parse_timens_boottime(bad[i], strlen(bad[i]), &ns), -EINVAL);
+}
+
 static void test_stat_starttime(void **state)
 {
     (void)state;
@@ -368,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_pid_list),
         cmocka_unit_test(test_swaps),
         cmocka_unit_test(test_stat_starttime),
+        cmocka_unit_test(test_timens_boottime),
         cmocka_unit_test(test_owner_names),
         cmocka_unit_test(test_parent_names),
         cmocka_unit_test(test_version_names),
