@@ -105,7 +105,7 @@ static char **exec_candidates(const asb_plan_t *plan)
 int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *err)
 {
     double t0 = now_s();
-    int rc = 0, dirfd = -1, stdin_fd = -1, pidfd = -1;
+    int rc = 0, dirfd = -1, stdin_fd = -1, pidfd = -1, parent = -1;
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
     char dir[4096] = "", tag[96], home[4200];
     char **cands = NULL, **envp = NULL;
@@ -119,6 +119,14 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         goto out;
     }
     strcat(tag, "-");
+    /* The parent is opened before the dir is made, so the teardown needs no new fd for it: a
+     * caller whose fd table filled up during the run left the dir behind for as long as it lived
+     * (QA finding: 8 threads at a soft limit of 64). */
+    parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent < 0) {
+        rc = asb_err_sys(err, errno, "open %s", ASB_SUBPROCESS_TMP_PARENT);
+        goto out;
+    }
     if ((rc = asb_mkdtemp_owned(ASB_SUBPROCESS_TMP_PARENT, tag, dir, sizeof(dir), &dirfd, err)) < 0)
         goto out;
     for (size_t i = 0; i < plan->n_files_in; i++) {
@@ -385,13 +393,12 @@ out:
         close(dirfd);
     if (dir[0]) {
         const char *slash = strrchr(dir, '/');
-        int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         asb_error_t e;
-        if (parent >= 0 && slash && asb_rmtree_at(parent, slash + 1, &e) < 0 && rc == 0)
+        if (slash && asb_rmtree_at(parent, slash + 1, &e) < 0 && rc == 0)
             rc = asb_err(err, e.code, "remove temp dir %s: %s", dir, e.message);
-        if (parent >= 0)
-            close(parent);
     }
+    if (parent >= 0)
+        close(parent);
     res->duration_s = now_s() - t0;
     return rc;
 }
