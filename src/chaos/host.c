@@ -287,7 +287,7 @@ int asb_chaos_host_setup(asb_chaos_host_t *h, unsigned plant, asb_chaos_obs_t *o
     h->key_id = -1;
     h->fd_canary = h->kmsg_fd = -1;
     int rc, fd;
-    char tag[48], hex[17];
+    char tag[96], hex[17];
     if ((rc = asb_owner_tag(tag, sizeof(tag))) < 0)
         return asb_err(err, rc, "owner tag");
     if ((rc = asb_random_hex(hex, 8, err)) < 0 || (rc = asb_random_hex(o->nonce, 16, err)) < 0)
@@ -531,10 +531,10 @@ static bool reap_one(const char *name, char **report)
     /* name: asb-chaos-<pid>-<start>-<hex> */
     char tagged[128];
     pid_t pid;
-    uint64_t start;
+    uint64_t start, ns;
     const char *rnd = name + strlen(ASB_CHAOS_TMP_PREFIX);
     snprintf(tagged, sizeof(tagged), ASB_OWNER_PREFIX "-%s", rnd);
-    if (!asb_owner_parse(tagged, &pid, &start) || asb_owner_alive(pid, start))
+    if (!asb_owner_parse(tagged, &pid, &start, &ns) || asb_owner_alive(pid, start, ns))
         return false;
     char dir[256], path[320];
     snprintf(dir, sizeof(dir), "/tmp/%s", name);

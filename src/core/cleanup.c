@@ -144,14 +144,16 @@ static int reap_temp_dirs(bool own, char **report, asb_error_t *err)
     }
     pid_t self = getpid();
     uint64_t self_start = own ? asb_owner_starttime(self) : 0;
+    uint64_t self_ns = own ? asb_owner_pidns_ino() : 0;
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         pid_t pid;
-        uint64_t start;
+        uint64_t start, ns;
         struct stat st;
-        if (!asb_owner_parse(e->d_name, &pid, &start) ||
-            (own ? pid != self || start != self_start : asb_owner_alive(pid, start)))
+        if (!asb_owner_parse(e->d_name, &pid, &start, &ns) ||
+            (own ? pid != self || start != self_start || (ns && ns != self_ns)
+                 : asb_owner_alive(pid, start, ns)))
             continue;
         /* Only directories we could have made: owned by us, not a symlink. Or handed by us to
          * uid 65534: the bench's grader gives a subprocess-lane candidate its working directory

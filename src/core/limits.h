@@ -116,7 +116,7 @@
 #define ASB_SANDBOX_UMASK 022
 
 /* Names and places. */
-#define ASB_OWNER_PREFIX "asb"            /* cgroups and temp dirs: asb-<pid>-<starttime>-<runid> */
+#define ASB_OWNER_PREFIX "asb"            /* cgroups, temp dirs: asb-<pid>-<start>-p<pidns>-<id> */
 #define ASB_CGROUP_PARENT "agent-sandbox" /* under each controller root */
 #define ASB_SUBPROCESS_TMP_PARENT "/tmp"
 /* Debian JDK configuration directories (/etc/java-<n>-openjdk) bound into a sandbox, at most. */

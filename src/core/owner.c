@@ -18,15 +18,24 @@ uint64_t asb_owner_starttime(pid_t pid)
     return asb_cgroup_fs_starttime(pid, &start) == 0 ? start : 0;
 }
 
+uint64_t asb_owner_pidns_ino(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
 int asb_owner_tag(char *out, size_t len)
 {
     pid_t pid = getpid();
-    int n = snprintf(out, len, ASB_OWNER_PREFIX "-%d-%llu", (int)pid,
-                     (unsigned long long)asb_owner_starttime(pid));
+    uint64_t ns = asb_owner_pidns_ino(), start = asb_owner_starttime(pid);
+    if (ns == 0 || start == 0)
+        return -ENOENT;
+    int n = snprintf(out, len, ASB_OWNER_PREFIX "-%d-%llu-p%llu", (int)pid,
+                     (unsigned long long)start, (unsigned long long)ns);
     return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
-bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start)
+bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns)
 {
     size_t plen = strlen(ASB_OWNER_PREFIX);
     if (strncmp(name, ASB_OWNER_PREFIX "-", plen + 1) != 0)
@@ -41,8 +50,16 @@ bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start)
     unsigned long long s = strtoull(p, &end, 10);
     if (errno || end == p || *end != '-')
         return false;
+    unsigned long long ns = 0;
+    if (end[1] == 'p' && end[2] >= '0' && end[2] <= '9') {
+        p = end + 2;
+        ns = strtoull(p, &end, 10);
+        if (errno || end == p || *end != '-' || ns == 0)
+            return false;
+    }
     *pid = (pid_t)v;
     *start = s;
+    *pidns = ns;
     return true;
 }
 
@@ -56,8 +73,13 @@ int asb_owner_pidns(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
-bool asb_owner_alive(pid_t pid, uint64_t start)
+bool asb_owner_alive(pid_t pid, uint64_t start, uint64_t pidns)
 {
+    if (pidns != 0) {
+        uint64_t own = asb_owner_pidns_ino();
+        if (own == 0 || own != pidns)
+            return true; /* not ours to judge */
+    }
     uint64_t now = asb_owner_starttime(pid);
     return now != 0 && asb_cgroup_fs_start_matches(now, start);
 }

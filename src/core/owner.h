@@ -12,18 +12,26 @@
 /* Field 22 of /proc/<pid>/stat (start time in clock ticks), 0 when the process does not exist. */
 uint64_t asb_owner_starttime(pid_t pid);
 
-/* "asb-<pid>-<start>" for the calling process. */
+/* "asb-<pid>-<start>-p<pid namespace inode>" for the calling process: a pid means something only
+ * in its own pid namespace, so the namespace is part of every owner tag. */
 int asb_owner_tag(char *out, size_t len);
 
-/* Parse "asb-<pid>-<start>-<rest>"; false when name is not owner-tagged. */
-bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start);
+/* Parse "asb-<pid>-<start>-[p<pidns>-]<rest>"; *pidns is 0 for a tag without one (before
+ * session 14). False when name is not owner-tagged. */
+bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns);
+
+/* The inode of the calling process's pid namespace, 0 when it cannot be read. */
+uint64_t asb_owner_pidns_ino(void);
 
 /* "<dev>:<inode>" of the calling process's pid namespace (/proc/self/ns/pid): an owner tag's
  * pid means something only to a process of the same namespace. */
 int asb_owner_pidns(char *out, size_t len);
 
-/* The owner is alive: the pid exists and has the same start time. */
-bool asb_owner_alive(pid_t pid, uint64_t start);
+/* The owner is alive, or cannot be judged from here: the pid exists with the same start time,
+ * or the tag names another pid namespace than the caller's (pidns 0: the caller's). A reaper
+ * must never touch what a live owner elsewhere still uses (QA finding, session 14: a run from
+ * `unshare -pf` was killed by a run on the host). */
+bool asb_owner_alive(pid_t pid, uint64_t start, uint64_t pidns);
 
 /* Append line and a newline to *report (malloc'd, NULL to start): what a cleanup removed. */
 void asb_report_append(char **report, const char *line);

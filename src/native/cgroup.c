@@ -4,6 +4,7 @@
 #include "native/cgroup.h"
 
 #include "core/error.h"
+#include "core/owner.h"
 #include "native/cgroup_fs.h"
 
 #include <errno.h>
@@ -240,7 +241,12 @@ int asb_cgroup_create_for_owner(asb_cgroup_t *cg, const asb_cgroup_host_t *host,
     if (rc < 0)
         return rc;
     cg->version = host->version;
-    rc = asb_cgroup_format_name(cg->name, sizeof(cg->name), owner_pid, owner_start, run_id);
+    /* The owner's pid is its pid in this process's pid namespace (the owner is this process or
+     * one a test made): the name says which, so reapers elsewhere leave it alone. */
+    uint64_t pidns = asb_owner_pidns_ino();
+    if (pidns == 0)
+        return asb_err_sys(err, errno ? errno : EIO, "cgroup: stat /proc/self/ns/pid");
+    rc = asb_cgroup_format_name(cg->name, sizeof(cg->name), owner_pid, owner_start, pidns, run_id);
     if (rc < 0)
         return asb_err(err, rc, "cgroup: cannot name the run's cgroup");
 

@@ -4,9 +4,10 @@
  * Works on cgroup v2 (one unified hierarchy with memory, pids and cpu available) and on v1 (one
  * hierarchy per controller, or co-mounted ones such as "cpu,cpuacct"); which one is detected from
  * /proc/self/mountinfo, never assumed. A run's directory is
- *     <hierarchy mount>/<ASB_CGROUP_PARENT>/<ASB_OWNER_PREFIX>-<owner pid>-<owner starttime>-<run
- * id> in every hierarchy we use, so a later process can tell whether the run's owner is still
- * alive.
+ *     <hierarchy mount>/<ASB_CGROUP_PARENT>/<ASB_OWNER_PREFIX>-<owner pid>-<owner starttime>-
+ *     p<owner's pid namespace>-<run id>
+ * in every hierarchy we use, so a later process of the same pid namespace can tell whether the
+ * run's owner is still alive.
  *
  * Thread-safe: no global state; each asb_cgroup_t belongs to one caller. Every fd is O_CLOEXEC. */
 #ifndef ASB_NATIVE_CGROUP_H

@@ -360,18 +360,19 @@ bool asb_cgroup_valid_parent(const char *name)
     return true;
 }
 
-int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, const char *run_id)
+int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, uint64_t pidns,
+                           const char *run_id)
 {
-    if (pid <= 0 || !asb_cgroup_valid_run_id(run_id))
+    if (pid <= 0 || pidns == 0 || !asb_cgroup_valid_run_id(run_id))
         return -EINVAL;
-    int n = snprintf(out, size, "%s-%d-%llu-%s", ASB_OWNER_PREFIX, (int)pid,
-                     (unsigned long long)start, run_id);
+    int n = snprintf(out, size, "%s-%d-%llu-p%llu-%s", ASB_OWNER_PREFIX, (int)pid,
+                     (unsigned long long)start, (unsigned long long)pidns, run_id);
     if (n < 0 || (size_t)n >= size)
         return -ENAMETOOLONG;
     return 0;
 }
 
-int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start)
+int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns)
 {
     size_t plen = strlen(ASB_OWNER_PREFIX);
     if (strncmp(name, ASB_OWNER_PREFIX, plen) != 0 || name[plen] != '-')
@@ -383,11 +384,23 @@ int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start)
     const char *d2 = strchr(d1 + 1, '-');
     if (!d2)
         return -EINVAL;
-    uint64_t vpid, vstart;
+    uint64_t vpid, vstart, vns = 0;
     span_t spid = {p, (size_t)(d1 - p)}, sstart = {d1 + 1, (size_t)(d2 - d1 - 1)};
-    if (parse_digits(spid, &vpid) || parse_digits(sstart, &vstart) || vpid == 0 || vpid > INT_MAX ||
-        !asb_cgroup_valid_run_id(d2 + 1))
+    if (parse_digits(spid, &vpid) || parse_digits(sstart, &vstart) || vpid == 0 || vpid > INT_MAX)
         return -EINVAL;
+    const char *rest = d2 + 1;
+    /* "p<digits>-": the owner's pid namespace (a run id never starts that way: "p" and digits
+     * followed by a dash is taken as one, as asb_cgroup_format_name writes it). */
+    if (rest[0] == 'p' && rest[1] >= '0' && rest[1] <= '9') {
+        const char *d3 = strchr(rest, '-');
+        span_t sns = {rest + 1, d3 ? (size_t)(d3 - rest - 1) : 0};
+        if (!d3 || parse_digits(sns, &vns) || vns == 0)
+            return -EINVAL;
+        rest = d3 + 1;
+    }
+    if (!asb_cgroup_valid_run_id(rest))
+        return -EINVAL;
+    *pidns = vns;
     *pid = (pid_t)vpid;
     *start = vstart;
     return 0;

@@ -22,8 +22,10 @@ enum {
 #define ASB_CGROUP_CTRL_REQUIRED                                                                   \
     (ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS | ASB_CGROUP_CTRL_CPU)
 
-/* "asb-<pid>-<starttime>-<run id>" with NUL: prefix, 3 dashes, 10-digit pid, 20-digit u64. */
-#define ASB_CGROUP_NAME_MAX (sizeof(ASB_OWNER_PREFIX) + 3 + 10 + 20 + ASB_CGROUP_RUN_ID_MAX)
+/* "asb-<pid>-<starttime>-p<pidns>-<run id>" with NUL: prefix, 4 dashes, 10-digit pid, 'p' and
+ * two 20-digit u64. */
+#define ASB_CGROUP_NAME_MAX                                                                        \
+    (sizeof(ASB_OWNER_PREFIX) + 4 + 10 + 1 + 20 + 20 + ASB_CGROUP_RUN_ID_MAX)
 
 /* One controller hierarchy as seen in /proc/self/mountinfo. */
 typedef struct asb_cgroup_mount {
@@ -86,12 +88,15 @@ bool asb_cgroup_valid_run_id(const char *run_id);
  * ASB_CGROUP_PARENT_NAME_MAX (checked on the host struct, which callers may fill by hand). */
 bool asb_cgroup_valid_parent(const char *name);
 
-/* "<ASB_OWNER_PREFIX>-<pid>-<start>-<run id>" into out. 0 or -EINVAL (bad run id) / -ENAMETOOLONG.
- */
-int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, const char *run_id);
+/* "<ASB_OWNER_PREFIX>-<pid>-<start>-p<pidns>-<run id>" into out: pidns is the inode of the
+ * owner's pid namespace, in which its pid means something. 0 or -EINVAL (bad run id, pidns 0) /
+ * -ENAMETOOLONG. */
+int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, uint64_t pidns,
+                           const char *run_id);
 
-/* Parse a directory name made by asb_cgroup_format_name. 0, or -EINVAL when it is not one of ours
- * (then the caller must leave it alone). */
-int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start);
+/* Parse a directory name made by asb_cgroup_format_name; *pidns is 0 for a name from before
+ * session 14, which had none. 0, or -EINVAL when it is not one of ours (then the caller must
+ * leave it alone). */
+int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns);
 
 #endif

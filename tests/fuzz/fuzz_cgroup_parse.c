@@ -52,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)asb_cgroup_parse_key_u64(buf, size, "oom_kill", &v);
     (void)asb_cgroup_parse_stat_starttime(buf, size, &v);
     (void)asb_cgroup_parse_swaps_active(buf, size);
-    int64_t ns = 0;
-    if (asb_cgroup_parse_timens_boottime(buf, size, &ns) == 0)
-        must(ns > -INT64_MAX && ns < INT64_MAX, "boottime offset out of range");
+    int64_t boot_ns = 0;
+    if (asb_cgroup_parse_timens_boottime(buf, size, &boot_ns) == 0)
+        must(boot_ns > -INT64_MAX && boot_ns < INT64_MAX, "boottime offset out of range");
     pid_t pids[8];
     must(asb_cgroup_parse_pids(buf, size, pids, 8) <= 8, "more pids than room");
 
@@ -85,18 +85,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(name, buf, n);
     name[n] = '\0';
     pid_t pid;
-    uint64_t start;
-    if (asb_cgroup_parse_name(name, &pid, &start) == 0) {
+    uint64_t start, ns;
+    if (asb_cgroup_parse_name(name, &pid, &start, &ns) == 0) {
         must(pid > 0, "parsed a non-positive pid");
         const char *d1 = strchr(name + strlen(ASB_OWNER_PREFIX) + 1, '-');
         const char *run = d1 ? strchr(d1 + 1, '-') : NULL; /* the run id may hold '-' itself */
+        if (run && ns != 0)
+            run = strchr(run + 1, '-'); /* past "p<pidns>" */
         must(run && asb_cgroup_valid_run_id(run + 1), "parsed a name without a valid run id");
         char again[ASB_CGROUP_NAME_MAX + 1];
         pid_t pid2;
-        uint64_t start2;
-        must(asb_cgroup_format_name(again, sizeof(again), pid, start, run + 1) == 0 &&
-                 asb_cgroup_parse_name(again, &pid2, &start2) == 0 && pid2 == pid &&
-                 start2 == start,
+        uint64_t start2, ns2;
+        uint64_t want_ns = ns ? ns : 1; /* a name from before pid namespaces: written with one */
+        must(asb_cgroup_format_name(again, sizeof(again), pid, start, want_ns, run + 1) == 0 &&
+                 asb_cgroup_parse_name(again, &pid2, &start2, &ns2) == 0 && pid2 == pid &&
+                 start2 == start && ns2 == want_ns,
              "a parsed name does not round-trip");
     }
     free(buf);

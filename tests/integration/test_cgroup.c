@@ -591,9 +591,10 @@ static void test_reap_stale(void **state)
     assert_int_equal(asb_cgroup_attach(&live, kept, &err), 0);
     release(go);
     close(rep);
-    /* our own pid with another starttime: a recycled pid, so that owner is gone too */
+    /* our own pid with another starttime: a recycled pid, so that owner is gone too (two ticks
+     * off: one either way is the same process, cgroup_fs.c asb_cgroup_fs_start_matches) */
     uint64_t mystart = starttime_of(getpid());
-    assert_int_equal(asb_cgroup_create_for_owner(&reused, &g_reap_host, getpid(), mystart + 1,
+    assert_int_equal(asb_cgroup_create_for_owner(&reused, &g_reap_host, getpid(), mystart + 2,
                                                  "reused", &lim, &err),
                      0);
     end_owner(&o);
@@ -833,8 +834,8 @@ static void test_nothing_left(void **state)
             struct dirent *de;
             while ((de = readdir(d))) {
                 pid_t pid;
-                uint64_t start;
-                if (asb_cgroup_parse_name(de->d_name, &pid, &start) == 0 && pid == getpid())
+                uint64_t start, ns;
+                if (asb_cgroup_parse_name(de->d_name, &pid, &start, &ns) == 0 && pid == getpid())
                     fail_msg("left behind: %s/%s", parent, de->d_name);
             }
             closedir(d);
@@ -903,8 +904,8 @@ static int teardown(void **state)
         struct dirent *de;
         while ((de = readdir(d))) {
             pid_t pid;
-            uint64_t start;
-            if (asb_cgroup_parse_name(de->d_name, &pid, &start) != 0 ||
+            uint64_t start, ns;
+            if (asb_cgroup_parse_name(de->d_name, &pid, &start, &ns) != 0 ||
                 (pid != getpid() && i % 2 == 0))
                 continue;
             snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);

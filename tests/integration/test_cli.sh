@@ -828,5 +828,38 @@ else
     echo "SKIP: time namespaces (unshare --time --boottime) not available here"
 fi
 
+# A caller in a pid namespace of its own beside callers on the host, sharing the cgroup
+# hierarchy: each named its runs with a pid the other cannot see, judged the other's owners dead,
+# and killed their live runs (QA finding, session 14; no container needed). Names now carry the
+# owner's pid namespace, and a reaper judges only its own.
+if unshare -pf --mount-proc true 2>/dev/null; then
+    pns=(unshare -pf --mount-proc)
+    for side in inside outside; do
+        if [[ $side == inside ]]; then
+            "${pns[@]}" "$CLI" run --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
+                </dev/null >"$TMP/live.out" 2>/dev/null &
+        else
+            "$CLI" run --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
+                </dev/null >"$TMP/live.out" 2>/dev/null &
+        fi
+        lp=$!
+        sleep 1
+        if [[ $side == inside ]]; then
+            "$CLI" run --code pass </dev/null >/dev/null 2>&1
+            "$CLI" cleanup >"$TMP/clean.out" 2>&1
+        else
+            "${pns[@]}" "$CLI" run --code pass </dev/null >/dev/null 2>&1
+            "${pns[@]}" "$CLI" cleanup >"$TMP/clean.out" 2>&1
+        fi
+        rc=0
+        wait $lp || rc=$?
+        [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" &&
+            pass "a live run $side a pid namespace outlives runs and a cleanup on the other side" ||
+            fail "live run $side a pid namespace: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
+    done
+else
+    echo "SKIP: pid namespaces (unshare -pf --mount-proc) not available here"
+fi
+
 echo "$fails failure(s)"
 [[ $fails == 0 ]]

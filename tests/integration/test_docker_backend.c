@@ -848,9 +848,10 @@ static void test_docker_refused_outside_engine_namespaces(void **state)
         asb_result_free(&r);
         _exit(ok ? 0 : 1);
     }
-    char by_owner[64];
-    snprintf(by_owner, sizeof(by_owner), "asb-%d-%llu", (int)by,
-             (unsigned long long)asb_owner_starttime(by));
+    char by_owner[96];
+    snprintf(by_owner, sizeof(by_owner), "asb-%d-%llu-p%llu", (int)by,
+             (unsigned long long)asb_owner_starttime(by),
+             (unsigned long long)asb_owner_pidns_ino());
     for (int i = 0; i < 200 && n_containers_of(by_owner) == 0; i++)
         usleep(50 * 1000);
     assert_int_equal(n_containers_of(by_owner), 1);

@@ -262,33 +262,40 @@ static void test_owner_names(void **state)
 {
     (void)state;
     char name[ASB_CGROUP_NAME_MAX];
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1234, 5678, "0123abcd-x_y.z"), 0);
-    assert_string_equal(name, ASB_OWNER_PREFIX "-1234-5678-0123abcd-x_y.z");
+    assert_int_equal(
+        asb_cgroup_format_name(name, sizeof(name), 1234, 5678, 4026531836u, "0123abcd-x_y.z"), 0);
+    assert_string_equal(name, ASB_OWNER_PREFIX "-1234-5678-p4026531836-0123abcd-x_y.z");
     pid_t pid = 0;
-    uint64_t start = 0;
-    assert_int_equal(asb_cgroup_parse_name(name, &pid, &start), 0);
+    uint64_t start = 0, ns = 0;
+    assert_int_equal(asb_cgroup_parse_name(name, &pid, &start, &ns), 0);
     assert_int_equal(pid, 1234);
     assert_int_equal(start, 5678);
+    assert_int_equal(ns, 4026531836u);
+    /* a name from before session 14 has no pid namespace: 0 */
+    assert_int_equal(asb_cgroup_parse_name("asb-12-34-0123abcd", &pid, &start, &ns), 0);
+    assert_int_equal(ns, 0);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, 0, "ok"), -EINVAL);
 
     /* the longest valid name fits */
     char id[ASB_CGROUP_RUN_ID_MAX + 2];
     memset(id, 'a', ASB_CGROUP_RUN_ID_MAX);
     id[ASB_CGROUP_RUN_ID_MAX] = '\0';
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 2147483647, UINT64_MAX, id), 0);
-    assert_int_equal(asb_cgroup_parse_name(name, &pid, &start), 0);
+    assert_int_equal(
+        asb_cgroup_format_name(name, sizeof(name), 2147483647, UINT64_MAX, UINT64_MAX, id), 0);
+    assert_int_equal(asb_cgroup_parse_name(name, &pid, &start, &ns), 0);
     assert_int_equal(pid, 2147483647);
     assert_true(start == UINT64_MAX);
     id[ASB_CGROUP_RUN_ID_MAX] = 'a';
     id[ASB_CGROUP_RUN_ID_MAX + 1] = '\0';
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, id), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, 7, id), -EINVAL);
 
     /* run ids that could escape the parent directory or confuse tools */
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, ".."), -EINVAL);
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, "a/b"), -EINVAL);
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, ""), -EINVAL);
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, "-rf"), -EINVAL);
-    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 0, 1, "ok"), -EINVAL);
-    assert_int_equal(asb_cgroup_format_name(name, 8, 1, 1, "ok"), -ENAMETOOLONG);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, 7, ".."), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, 7, "a/b"), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, 7, ""), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 1, 1, 7, "-rf"), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, sizeof(name), 0, 1, 7, "ok"), -EINVAL);
+    assert_int_equal(asb_cgroup_format_name(name, 8, 1, 1, 7, "ok"), -ENAMETOOLONG);
 
     /* names that are not ours are left alone by the reaper */
     const char *foreign[] = {"asb",
@@ -306,13 +313,16 @@ static void test_owner_names(void **state)
                              "asb-99999999999-1-y",
                              "asb-12-34-a/b",
                              "asb-12-34-..",
+                             "asb-12-34-p0-x",
+                             "asb-12-34-p12",
+                             "asb-12-34-p1x-y",
                              "user.slice"};
     for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
-        if (asb_cgroup_parse_name(foreign[i], &pid, &start) != -EINVAL)
+        if (asb_cgroup_parse_name(foreign[i], &pid, &start, &ns) != -EINVAL)
             fail_msg("parsed a foreign name: %s", foreign[i]);
     }
     /* a run id may itself contain dashes */
-    assert_int_equal(asb_cgroup_parse_name("asb-12-34-a-b-c", &pid, &start), 0);
+    assert_int_equal(asb_cgroup_parse_name("asb-12-34-a-b-c", &pid, &start, &ns), 0);
     assert_int_equal(pid, 12);
     assert_int_equal(start, 34);
 }

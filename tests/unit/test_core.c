@@ -434,13 +434,29 @@ static void test_owner_tag_stable(void **state)
         free(big[i]);
     assert_string_equal(a, b);
     pid_t pid;
-    uint64_t start;
+    uint64_t start, ns;
     char name[128];
     snprintf(name, sizeof(name), "%s-0123abcd", a);
-    assert_true(asb_owner_parse(name, &pid, &start));
+    assert_true(asb_owner_parse(name, &pid, &start, &ns));
     assert_int_equal(pid, getpid());
-    assert_true(asb_owner_alive(pid, start));
-    assert_false(asb_owner_alive(pid, start + 1));
+    const uint64_t my_start = start;
+    assert_true(ns != 0 && ns == asb_owner_pidns_ino());
+    assert_true(asb_owner_alive(pid, start, ns));
+    /* One clock tick either way is the same process (rounding of a time namespace's offset);
+     * two are another. */
+    assert_true(asb_owner_alive(pid, start + 1, ns));
+    assert_false(asb_owner_alive(pid, start + 2, ns));
+    assert_false(asb_owner_alive(pid, start + 2, 0)); /* a tag from before session 14 */
+    /* A tag of another pid namespace is not judged from here: "alive" even for a pid that does
+     * not exist here (QA finding: a host run killed a live run of `unshare -pf`). */
+    assert_true(asb_owner_alive(4194303, 1, ns + 1));
+    assert_false(asb_owner_alive(4194303, 1, ns));
+    snprintf(name, sizeof(name), "asb-%d-%llu-0123abcd", (int)pid, (unsigned long long)start);
+    assert_true(asb_owner_parse(name, &pid, &start, &ns));
+    assert_int_equal(ns, 0);
+    assert_false(asb_owner_parse("asb-1-2-p-x", &pid, &start, &ns) && ns != 0);
+    assert_false(asb_owner_parse("asb-1-2-p0-x", &pid, &start, &ns));
+    assert_false(asb_owner_parse("asb-1-2-p12", &pid, &start, &ns));
     /* Field 22 from /proc/self/stat read independently. */
     FILE *f = fopen("/proc/self/stat", "r");
     char line[1024];
@@ -449,9 +465,9 @@ static void test_owner_tag_stable(void **state)
     char *p = strrchr(line, ')') + 2; /* field 3 */
     for (int field = 3; field < 22; field++)
         p = strchr(p, ' ') + 1;
-    assert_int_equal(start, strtoull(p, NULL, 10));
-    assert_false(asb_owner_parse("asb-x-1-2", &pid, &start));
-    assert_false(asb_owner_parse("other-1-2-3", &pid, &start));
+    assert_int_equal(my_start, strtoull(p, NULL, 10));
+    assert_false(asb_owner_parse("asb-x-1-2", &pid, &start, &ns));
+    assert_false(asb_owner_parse("other-1-2-3", &pid, &start, &ns));
 }
 
 /* Cancellation is checked when the plan is made: refused for docker and for a descriptor that is
