@@ -683,6 +683,12 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
         files_out(&r);
     rc = 0;
 out:
+    /* A run that ends in an error after the release (the engine went away mid-run, say) may
+     * leave its workload running: the engine's shim keeps the container alive, and a run
+     * returned at once while 64 processes spun on for 40 s (red-team finding, session 14).
+     * The backstop's cgroup is checked and open: every process in it dies before we return. */
+    if (rc < 0 && r.released && r.cg_fd >= 0)
+        asb_docker_kill_cgroup(r.cg_fd, r.cg_kill_fd);
     asb_docker_attach_close(r.att);
     /* rc == 0: final_state saw the container stopped, and the verdict is made. */
     bool removing = r.eng && remove_container(&r, rc == 0);

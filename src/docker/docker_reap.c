@@ -74,10 +74,24 @@ int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_e
         char tagged[96];
         snprintf(tagged, sizeof(tagged), "%s-x", owner);
         pid_t pid;
-        uint64_t start;
-        if (!asb_owner_parse(tagged, &pid, &start) ||
-            (asb_owner_alive(pid, start) && !(own_too && pid == getpid())))
+        uint64_t start, tag_ns;
+        if (!asb_owner_parse(tagged, &pid, &start, &tag_ns) ||
+            (asb_owner_alive(pid, start, tag_ns) && !(own_too && pid == getpid())))
             continue;
+        /* The engine's forced removal kills PID 1 alone: a workload that starved PID 1 kept a
+         * dead owner's container running for minutes, and the removal failed ("did not receive
+         * an exit event") at every cleanup (red-team finding, session 14). Its cgroup's
+         * processes die from here first, as at a run's deadline; a container that is not
+         * running, or whose cgroup cannot be checked and killed, is left to the engine. */
+        int kill_fd = -1;
+        asb_error_t ke;
+        int cg = asb_docker_backstop_open(eng, id, &kill_fd, &ke);
+        if (cg >= 0) {
+            asb_docker_kill_cgroup(cg, kill_fd);
+            close(cg);
+            if (kill_fd >= 0)
+                close(kill_fd);
+        }
         char path[160], line[200];
         snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", id);
         asb_error_t e;
