@@ -794,69 +794,45 @@ else
     echo "SKIP: no $slots (no native run made it)"
 fi
 
+# live_beside DESC PROFILE LIVE_WRAP OTHER_WRAP: a live run started under LIVE_WRAP (a command
+# prefix such as "unshare -pf --mount-proc", or "") must complete while a run and a cleanup are
+# made under OTHER_WRAP.
+live_beside() {
+    local desc=$1 prof=$2 rc=0 lp
+    local -a live other
+    read -ra live <<<"$3"
+    read -ra other <<<"$4"
+    "${live[@]}" "$CLI" run --profile "$prof" --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
+        </dev/null >"$TMP/live.out" 2>/dev/null &
+    lp=$!
+    sleep 1
+    "${other[@]}" "$CLI" run --code pass </dev/null >/dev/null 2>&1
+    "${other[@]}" "$CLI" cleanup >"$TMP/clean.out" 2>&1
+    wait $lp || rc=$?
+    [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" && pass "$desc" ||
+        fail "$desc: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
+}
 # A caller in a time namespace: the kernel shows every starttime plus the READER's boottime
 # offset, so such a caller named its runs with starttimes no one outside saw, and saw every
 # other owner as dead: its runs and its cleanup killed other callers' live runs, and theirs
 # killed its own (QA finding, session 14). Owner tags now speak of the host's boot clock.
-if unshare --time --boottime 100000 true 2>/dev/null; then
-    tns=(unshare --time --boottime 100000)
+tns="unshare --time --boottime 100000"
+if $tns true 2>/dev/null; then
     for prof in hardened subprocess; do
-        "$CLI" run --profile "$prof" --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
-            </dev/null >"$TMP/live.out" 2>/dev/null &
-        lp=$!
-        sleep 1
-        "${tns[@]}" "$CLI" run --code pass </dev/null >/dev/null 2>&1
-        "${tns[@]}" "$CLI" cleanup >"$TMP/clean.out" 2>&1
-        rc=0
-        wait $lp || rc=$?
-        [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" &&
-            pass "$prof: a live run outlives a run and a cleanup in a time namespace" ||
-            fail "$prof: live run vs a time-namespaced caller: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
+        live_beside "$prof: a live run outlives a run and a cleanup in a time namespace" "$prof" "" "$tns"
     done
-    "${tns[@]}" "$CLI" run --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
-        </dev/null >"$TMP/live.out" 2>/dev/null &
-    lp=$!
-    sleep 1
-    "$CLI" run --code pass </dev/null >/dev/null 2>&1
-    "$CLI" cleanup >"$TMP/clean.out" 2>&1
-    rc=0
-    wait $lp || rc=$?
-    [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" &&
-        pass "a time-namespaced caller's live run outlives the host's runs and cleanup" ||
-        fail "time-namespaced live run: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
+    live_beside "a time-namespaced caller's live run outlives the host's runs and cleanup" hardened "$tns" ""
 else
     echo "SKIP: time namespaces (unshare --time --boottime) not available here"
 fi
-
 # A caller in a pid namespace of its own beside callers on the host, sharing the cgroup
 # hierarchy: each named its runs with a pid the other cannot see, judged the other's owners dead,
 # and killed their live runs (QA finding, session 14; no container needed). Names now carry the
 # owner's pid namespace, and a reaper judges only its own.
-if unshare -pf --mount-proc true 2>/dev/null; then
-    pns=(unshare -pf --mount-proc)
-    for side in inside outside; do
-        if [[ $side == inside ]]; then
-            "${pns[@]}" "$CLI" run --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
-                </dev/null >"$TMP/live.out" 2>/dev/null &
-        else
-            "$CLI" run --timeout 20 -- /bin/sh -c 'sleep 3; echo survived' \
-                </dev/null >"$TMP/live.out" 2>/dev/null &
-        fi
-        lp=$!
-        sleep 1
-        if [[ $side == inside ]]; then
-            "$CLI" run --code pass </dev/null >/dev/null 2>&1
-            "$CLI" cleanup >"$TMP/clean.out" 2>&1
-        else
-            "${pns[@]}" "$CLI" run --code pass </dev/null >/dev/null 2>&1
-            "${pns[@]}" "$CLI" cleanup >"$TMP/clean.out" 2>&1
-        fi
-        rc=0
-        wait $lp || rc=$?
-        [[ $rc == 0 ]] && grep -q survived "$TMP/live.out" &&
-            pass "a live run $side a pid namespace outlives runs and a cleanup on the other side" ||
-            fail "live run $side a pid namespace: exit $rc, $(head -c 300 "$TMP/live.out") / $(head -c 300 "$TMP/clean.out")"
-    done
+pns="unshare -pf --mount-proc"
+if $pns true 2>/dev/null; then
+    live_beside "a live run inside a pid namespace outlives the host's runs and cleanup" hardened "$pns" ""
+    live_beside "a live run outlives the runs and cleanup of a pid namespace" hardened "" "$pns"
 else
     echo "SKIP: pid namespaces (unshare -pf --mount-proc) not available here"
 fi
