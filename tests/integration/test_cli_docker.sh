@@ -235,4 +235,36 @@ while True: pass' </dev/null >"$rec" 2>/dev/null || true
     fi
     rm -f "$rec"
 done
+
+# The same starvation when the caller dies: the engine's kill and forced removal reach PID 1
+# alone, so a SIGKILLed CLI's container kept running for minutes and every cleanup failed to
+# remove it ("did not receive an exit event"; red-team finding, session 14). The reaper now
+# kills the container's cgroup first: one cleanup removes it.
+"$CLI" run --profile docker-baseline --timeout 60 --code 'import os
+os.sched_setaffinity(0, {0})
+os.sched_setaffinity(1, {0})
+os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0))
+for _ in range(300):
+    if os.fork() == 0:
+        while True: pass
+while True: pass' </dev/null >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 60); do
+    [ "$(ours "$pid")" = 1 ] && break
+    sleep 0.5
+done
+sleep 3 # the spinners start and PID 1 starves
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+start=$(date +%s.%N)
+out=$("$CLI" cleanup 2>&1 || true)
+took=$(/usr/bin/python3 -c "print(round($(date +%s.%N) - $start, 1))")
+left=$(ours "$pid")
+if [ "$left" = 0 ]; then
+    echo "ok   a SIGKILLed CLI's container with a starved PID 1: one cleanup removed it in $took s"
+else
+    echo "FAIL a SIGKILLed CLI's container with a starved PID 1: $left left after cleanup ($took s): $(echo "$out" | head -c 300)"
+    fail=1
+    "$CLI" cleanup >/dev/null 2>&1 || true
+fi
 exit $fail
