@@ -80,6 +80,8 @@ bool asb_owner_alive(pid_t pid, uint64_t start, uint64_t pidns)
         if (own == 0 || own != pidns)
             return true; /* not ours to judge */
     }
-    uint64_t now = asb_owner_starttime(pid);
-    return now != 0 && asb_cgroup_fs_start_matches(now, start);
+    /* Only a process that is gone is dead: any other failure to read its starttime (no fd
+     * left, a /proc error) leaves the owner alive, as asb_cgroup_fs_owner_alive does (review
+     * finding: those counted as dead). */
+    return asb_cgroup_fs_owner_alive(pid, start);
 }

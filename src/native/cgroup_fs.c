@@ -88,23 +88,19 @@ int asb_cgroup_fs_read_u64_at(int dirfd, const char *name, uint64_t *out)
     return asb_cgroup_parse_u64(buf, len, out);
 }
 
-/* The reader's boottime offset in clock ticks (0 outside a time namespace, or on a kernel
- * without them), rounded down. */
-static int boottime_offset_ticks(int64_t *ticks)
+/* The reader's boottime offset in nanoseconds (0 outside a time namespace, or on a kernel
+ * without them). */
+static int boottime_offset_ns(int64_t *ns)
 {
     char buf[256];
     size_t len;
-    *ticks = 0;
+    *ns = 0;
     int rc = asb_cgroup_fs_read_at(AT_FDCWD, "/proc/self/timens_offsets", buf, sizeof(buf), &len);
     if (rc == -ENOENT)
         return 0;
-    int64_t ns;
-    if (rc < 0 || (rc = asb_cgroup_parse_timens_boottime(buf, len, &ns)) < 0)
+    if (rc < 0)
         return rc;
-    long hz = sysconf(_SC_CLK_TCK);
-    int64_t per = hz > 0 && hz <= 1000000000l ? 1000000000ll / hz : 10000000ll;
-    *ticks = ns / per - (ns % per < 0 ? 1 : 0);
-    return 0;
+    return asb_cgroup_parse_timens_boottime(buf, len, ns);
 }
 
 int asb_cgroup_fs_starttime(pid_t pid, uint64_t *start)
@@ -123,17 +119,15 @@ int asb_cgroup_fs_starttime(pid_t pid, uint64_t *start)
     uint64_t raw;
     int64_t off;
     if ((rc = asb_cgroup_parse_stat_starttime(buf, len, &raw)) < 0 ||
-        (rc = boottime_offset_ticks(&off)) < 0)
+        (rc = boottime_offset_ns(&off)) < 0)
         return rc;
+    long hz = sysconf(_SC_CLK_TCK);
+    int64_t tick = hz > 0 && hz <= 1000000000l ? 1000000000ll / hz : 10000000ll;
     /* The kernel adds the READER's boottime offset to every starttime it shows: a caller in a
      * time namespace named its runs with a starttime no one outside saw, and saw every other
      * owner's shifted, i.e. dead, and reaped their live runs (QA finding). Taken back out, every
      * reader and every tag speak of the host's boot clock. */
-    int64_t host = (int64_t)raw - off;
-    if (raw > (uint64_t)INT64_MAX || host <= 0)
-        return -ERANGE;
-    *start = (uint64_t)host;
-    return 0;
+    return asb_cgroup_host_starttime(raw, off, tick, start);
 }
 
 bool asb_cgroup_fs_start_matches(uint64_t now, uint64_t start)

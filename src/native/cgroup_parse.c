@@ -159,11 +159,31 @@ int asb_cgroup_parse_timens_boottime(const char *buf, size_t len, int64_t *ns)
         if (parse_digits(digits, &s) < 0 || parse_digits(nsecs, &n) < 0 || n >= 1000000000ull ||
             s > (uint64_t)(INT64_MAX / 1000000000ll) - 1)
             return -EINVAL;
-        int64_t v = (int64_t)s * 1000000000ll + (int64_t)n;
-        *ns = neg ? -v : v;
+        /* The kernel prints seconds (may be negative) and a nanosecond part that never is:
+         * "-2 500000000" is -1.5 s (review finding: it was read as -2.5 s). */
+        int64_t whole = neg ? -(int64_t)s : (int64_t)s;
+        *ns = whole * 1000000000ll + (int64_t)n;
         return 0;
     }
     return -EINVAL;
+}
+
+int asb_cgroup_host_starttime(uint64_t raw, int64_t off_ns, int64_t tick_ns, uint64_t *out)
+{
+    if (tick_ns <= 0 || raw > (uint64_t)INT64_MAX)
+        return -ERANGE;
+    int64_t off = off_ns / tick_ns - (off_ns % tick_ns < 0 ? 1 : 0); /* rounded down */
+    int64_t host = (int64_t)raw - off;
+    /* The kernel adds the offset to the start in unsigned 64-bit nanoseconds: a negative offset
+     * larger than the start wraps, and the reader sees 2^64 ns more (review finding). No real
+     * start is anywhere near half of that. */
+    int64_t wrap = (int64_t)(UINT64_MAX / (uint64_t)tick_ns);
+    if (host > wrap / 2)
+        host -= wrap;
+    if (host <= 0)
+        return -ERANGE;
+    *out = (uint64_t)host;
+    return 0;
 }
 
 bool asb_cgroup_parse_swaps_active(const char *buf, size_t len)

@@ -77,6 +77,11 @@ int asb_cgroup_parse_stat_starttime(const char *buf, size_t len, uint64_t *out);
  * negative) as nanoseconds. 0 or -EINVAL (no such line, bad numbers). */
 int asb_cgroup_parse_timens_boottime(const char *buf, size_t len, int64_t *ns);
 
+/* A starttime the kernel showed (raw ticks, the reader's boottime offset added) on the host's
+ * boot clock: the offset (ns, rounded down to ticks of tick_ns) taken back out, and the kernel's
+ * unsigned wrap of a negative offset undone. 0 or -ERANGE. */
+int asb_cgroup_host_starttime(uint64_t raw, int64_t off_ns, int64_t tick_ns, uint64_t *out);
+
 /* /proc/swaps lists at least one active swap area (any line after the header). */
 bool asb_cgroup_parse_swaps_active(const char *buf, size_t len);
 

@@ -219,6 +219,8 @@ static void test_swaps(void **state)
 
 /* /proc/self/timens_offsets: the boottime offset the kernel adds to every starttime this
  * process reads (QA finding: owners in a time namespace judged everyone else dead). */
+#define assert_int_true_within_one(a, b) assert_true((a) + 1 >= (b) && (a) <= (b) + 1)
+
 static void test_timens_boottime(void **state)
 {
     (void)state;
@@ -230,6 +232,25 @@ static void test_timens_boottime(void **state)
     assert_int_equal(ns, 100000250000000ll);
     assert_int_equal(asb_cgroup_parse_timens_boottime(S("boottime -30 0\n"), &ns), 0);
     assert_int_equal(ns, -30000000000ll);
+    /* the nanosecond part is never negative: "-2 500000000" is -1.5 s (review finding) */
+    assert_int_equal(asb_cgroup_parse_timens_boottime(S("boottime -2 500000000\n"), &ns), 0);
+    assert_int_equal(ns, -1500000000ll);
+    /* A shown starttime back on the host's clock (10 ms ticks): a positive offset, a negative
+     * one with a fraction, and a negative one the kernel's unsigned sum wrapped (review
+     * finding): the host start is 1000 ticks = 10 s in each case. */
+    const int64_t tick = 10000000;
+    uint64_t host = 0;
+    assert_int_equal(asb_cgroup_host_starttime(1000 + 10000, 100000000000000ll / 1000, tick, &host),
+                     0);
+    assert_int_equal(host, 1000);
+    assert_int_equal(asb_cgroup_host_starttime(1000 - 150, -1500000000ll, tick, &host), 0);
+    assert_int_true_within_one(host, 1000);
+    uint64_t start_ns = 10000000000ull; /* 10 s */
+    int64_t off = -20000000000ll;       /* -20 s: start + off wraps */
+    uint64_t shown = (start_ns + (uint64_t)off) / (uint64_t)tick;
+    assert_int_equal(asb_cgroup_host_starttime(shown, off, tick, &host), 0);
+    assert_int_true_within_one(host, 1000);
+    assert_int_equal(asb_cgroup_host_starttime(5, 100000000, tick, &host), -ERANGE);
     const char *bad[] = {"monotonic 0 0\n",
                          "boottime 1\n",
                          "boottime x 0\n",
