@@ -1,6 +1,7 @@
 #include "core/owner.h"
 #include "core/limits.h"
 #include "native/cgroup_fs.h"
+#include "native/cgroup_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,29 +38,14 @@ int asb_owner_tag(char *out, size_t len)
 
 bool asb_owner_parse(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns)
 {
-    size_t plen = strlen(ASB_OWNER_PREFIX);
-    if (strncmp(name, ASB_OWNER_PREFIX "-", plen + 1) != 0)
+    uint64_t vpid, vstart, vns;
+    const char *rest;
+    if (asb_owner_tag_fields(name, &vpid, &vstart, &vns, &rest) < 0 || vpid == 0 ||
+        vpid > 4194304 /* PID_MAX_LIMIT */)
         return false;
-    const char *p = name + plen + 1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(p, &end, 10);
-    if (errno || end == p || *end != '-' || v == 0 || v > 4194304)
-        return false;
-    p = end + 1;
-    unsigned long long s = strtoull(p, &end, 10);
-    if (errno || end == p || *end != '-')
-        return false;
-    unsigned long long ns = 0;
-    if (end[1] == 'p' && end[2] >= '0' && end[2] <= '9') {
-        p = end + 2;
-        ns = strtoull(p, &end, 10);
-        if (errno || end == p || *end != '-' || ns == 0)
-            return false;
-    }
-    *pid = (pid_t)v;
-    *start = s;
-    *pidns = ns;
+    *pid = (pid_t)vpid;
+    *start = vstart;
+    *pidns = vns;
     return true;
 }
 

@@ -392,7 +392,8 @@ int asb_cgroup_format_name(char *out, size_t size, pid_t pid, uint64_t start, ui
     return 0;
 }
 
-int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns)
+int asb_owner_tag_fields(const char *name, uint64_t *pid, uint64_t *start, uint64_t *pidns,
+                         const char **rest)
 {
     size_t plen = strlen(ASB_OWNER_PREFIX);
     if (strncmp(name, ASB_OWNER_PREFIX, plen) != 0 || name[plen] != '-')
@@ -404,21 +405,30 @@ int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start, uint64_
     const char *d2 = strchr(d1 + 1, '-');
     if (!d2)
         return -EINVAL;
-    uint64_t vpid, vstart, vns = 0;
     span_t spid = {p, (size_t)(d1 - p)}, sstart = {d1 + 1, (size_t)(d2 - d1 - 1)};
-    if (parse_digits(spid, &vpid) || parse_digits(sstart, &vstart) || vpid == 0 || vpid > INT_MAX)
+    if (parse_digits(spid, pid) || parse_digits(sstart, start))
         return -EINVAL;
-    const char *rest = d2 + 1;
-    /* "p<digits>-": the owner's pid namespace (a run id never starts that way: "p" and digits
-     * followed by a dash is taken as one, as asb_cgroup_format_name writes it). */
-    if (rest[0] == 'p' && rest[1] >= '0' && rest[1] <= '9') {
-        const char *d3 = strchr(rest, '-');
-        span_t sns = {rest + 1, d3 ? (size_t)(d3 - rest - 1) : 0};
-        if (!d3 || parse_digits(sns, &vns) || vns == 0)
+    const char *r = d2 + 1;
+    *pidns = 0;
+    /* "p<digits>-": the owner's pid namespace, as asb_cgroup_format_name and asb_owner_tag write
+     * it (a run id or random suffix never starts with 'p' and a digit). */
+    if (r[0] == 'p' && r[1] >= '0' && r[1] <= '9') {
+        const char *d3 = strchr(r, '-');
+        span_t sns = {r + 1, d3 ? (size_t)(d3 - r - 1) : 0};
+        if (!d3 || parse_digits(sns, pidns) || *pidns == 0)
             return -EINVAL;
-        rest = d3 + 1;
+        r = d3 + 1;
     }
-    if (!asb_cgroup_valid_run_id(rest))
+    *rest = r;
+    return 0;
+}
+
+int asb_cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start, uint64_t *pidns)
+{
+    uint64_t vpid, vstart, vns;
+    const char *rest;
+    if (asb_owner_tag_fields(name, &vpid, &vstart, &vns, &rest) < 0 || vpid == 0 ||
+        vpid > INT_MAX || !asb_cgroup_valid_run_id(rest))
         return -EINVAL;
     *pidns = vns;
     *pid = (pid_t)vpid;

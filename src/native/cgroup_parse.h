@@ -93,6 +93,12 @@ bool asb_cgroup_valid_run_id(const char *run_id);
  * ASB_CGROUP_PARENT_NAME_MAX (checked on the host struct, which callers may fill by hand). */
 bool asb_cgroup_valid_parent(const char *name);
 
+/* The owner fields of an owner-tagged name "<ASB_OWNER_PREFIX>-<pid>-<start>-[p<pidns>-]<rest>"
+ * (cgroups, temp dirs, container labels), decimal digits only; *pidns is 0 for a name from before
+ * session 14, which had none; *rest points past the fields. 0 or -EINVAL. */
+int asb_owner_tag_fields(const char *name, uint64_t *pid, uint64_t *start, uint64_t *pidns,
+                         const char **rest);
+
 /* "<ASB_OWNER_PREFIX>-<pid>-<start>-p<pidns>-<run id>" into out: pidns is the inode of the
  * owner's pid namespace, in which its pid means something. 0 or -EINVAL (bad run id, pidns 0) /
  * -ENAMETOOLONG. */
