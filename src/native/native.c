@@ -20,6 +20,7 @@
 #include "native/native.h"
 #include "native/native_spec.h"
 #include "native/trees.h"
+#include "native/verdict.h"
 #include "native/proto.h"
 #include "native/wire.h"
 #include "native/wire_json.h"
@@ -637,109 +638,23 @@ static void read_files_out(native_run_t *r)
     }
 }
 
-static int report_int(json_t *rep, const char *key)
-{
-    return (int)json_integer_value(json_object_get(rep, key));
-}
-
-/* Status, first match wins: timeout, output_limit, oom_killed, killed, completed. Completed
- * needs a valid attestation and an exit report that agrees with the wait status we saw. */
+/* The verdict from what this host saw (verdict.c). */
 static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
 {
-    asb_result_t *res = r->res;
-    json_t *rep = r->report;
-    res->out_of_memory = cgs->oom_kills > 0;
-    res->memory_peak_bytes = cgs->memory_peak_bytes;
-    res->cpu_time_s = (double)cgs->cpu_usage_ns / 1e9;
-    if (rep) {
-        res->exit_code = report_int(rep, "exit_code");
-        res->signal = report_int(rep, "signal");
-        res->max_rss_kb = report_int(rep, "max_rss_kb");
-        if (!r->cg_created)
-            res->cpu_time_s = json_number_value(json_object_get(rep, "cpu_time_s"));
-    }
-    bool rep_timeout = rep && json_is_true(json_object_get(rep, "timed_out"));
-    bool rep_output = rep && json_is_true(json_object_get(rep, "output_limit"));
-    res->stdout_truncated =
-        r->cap_out.truncated || (rep && json_is_true(json_object_get(rep, "stdout_truncated")));
-    res->stderr_truncated =
-        r->cap_err.truncated || (rep && json_is_true(json_object_get(rep, "stderr_truncated")));
-    const char *exec_error = rep ? json_string_value(json_object_get(rep, "exec_error")) : NULL;
-
-    if (r->sup_error) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, r->sup_error);
-        return;
-    }
-    if (!r->released) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        if (r->res->attestation.present && !r->res->attestation.valid) {
-            char msg[1200];
-            snprintf(msg, sizeof(msg), "attestation refused: %s",
-                     r->res->attestation.mismatch ? r->res->attestation.mismatch : "mismatch");
-            asb_result_set_error(res, msg);
-        } else {
-            asb_result_set_error(res, r->backstop_fired ? "sandbox setup timed out"
-                                                        : "no attestation from the supervisor");
-        }
-        return;
-    }
-    if (rep_timeout || r->backstop_fired) {
-        res->status = ASB_STATUS_TIMEOUT;
-        res->timed_out = true;
-        return;
-    }
-    if (rep_output || res->stdout_truncated || res->stderr_truncated) {
-        res->status = ASB_STATUS_OUTPUT_LIMIT;
-        return;
-    }
-    bool sup_signaled = !r->sup_status_lost && !WIFEXITED(r->sup_status);
-    /* The OOM killer kills with SIGKILL: a program that died of another signal after one of its
-     * children was OOM-killed died of that signal (red-team finding). */
-    if (res->out_of_memory && (!rep || res->signal == SIGKILL || sup_signaled)) {
-        res->status = ASB_STATUS_OOM_KILLED;
-        /* cgroup v2 kills the whole run (memory.oom.group), the supervisor with the program:
-         * no report then says how the program ended, and the supervisor's own SIGKILL beside
-         * the cgroup's OOM count is the kernel's evidence that every process of the run got
-         * one (found on a pure v2 host: the record said signal 0 there, 9 on v1). */
-        if (!rep && sup_signaled && WTERMSIG(r->sup_status) == SIGKILL)
-            res->signal = SIGKILL;
-        return;
-    }
-    if (rep && res->signal != 0) {
-        res->status = ASB_STATUS_KILLED;
-        return;
-    }
-    if (!r->sup_exited) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, "the supervisor's exit was not seen");
-        return;
-    }
-    if (rep && (!json_is_integer(json_object_get(rep, "exit_code")) ||
-                !json_is_integer(json_object_get(rep, "signal")))) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, "malformed exit report");
-        return;
-    }
-    if (!rep || sup_signaled) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, sup_signaled ? "supervisor was killed" : "no exit report");
-        return;
-    }
-    if (exec_error && *exec_error) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, exec_error);
-        /* The program never ran: the 127 is the failed exec's, not its (QA finding). */
-        res->exit_code = -1;
-        return;
-    }
-    int mirror = r->sup_status_lost ? res->exit_code : WEXITSTATUS(r->sup_status);
-    if (res->exit_code < 0 || mirror != res->exit_code) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, "exit report disagrees with the supervisor's exit status");
-        return;
-    }
-    res->status = ASB_STATUS_COMPLETED;
+    asb_native_evidence_t ev = {
+        .report = r->report,
+        .sup_error = r->sup_error,
+        .released = r->released,
+        .backstop_fired = r->backstop_fired,
+        .sup_exited = r->sup_exited,
+        .sup_status_lost = r->sup_status_lost,
+        .sup_status = r->sup_status,
+        .cg_created = r->cg_created,
+        .stdout_capped = r->cap_out.truncated,
+        .stderr_capped = r->cap_err.truncated,
+        .cgroup = *cgs,
+    };
+    asb_native_decide(&ev, r->res);
 }
 
 static void run_cleanup(native_run_t *r)

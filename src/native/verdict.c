@@ -1,0 +1,114 @@
+/* verdict.c - a native run's status from the evidence the host holds: its own cgroup counters,
+ * its capture, the supervisor's wait status, and the supervisor's nonce-tagged exit report
+ * (which says how the program ended, and is believed only where the host's own evidence agrees).
+ * Status, first match wins: timeout, output_limit, oom_killed, killed, completed; completed
+ * needs a released (attested) run and an exit report that agrees with the wait status seen. */
+#include "native/verdict.h"
+#include "core/result.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+static int report_int(const json_t *rep, const char *key)
+{
+    return (int)json_integer_value(json_object_get(rep, key));
+}
+
+void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
+{
+    const json_t *rep = ev->report;
+    const asb_cgroup_stats_t *cgs = &ev->cgroup;
+    res->out_of_memory = cgs->oom_kills > 0;
+    res->memory_peak_bytes = cgs->memory_peak_bytes;
+    res->cpu_time_s = (double)cgs->cpu_usage_ns / 1e9;
+    if (rep) {
+        res->exit_code = report_int(rep, "exit_code");
+        res->signal = report_int(rep, "signal");
+        res->max_rss_kb = report_int(rep, "max_rss_kb");
+        if (!ev->cg_created)
+            res->cpu_time_s = json_number_value(json_object_get(rep, "cpu_time_s"));
+    }
+    bool rep_timeout = rep && json_is_true(json_object_get(rep, "timed_out"));
+    bool rep_output = rep && json_is_true(json_object_get(rep, "output_limit"));
+    res->stdout_truncated =
+        ev->stdout_capped || (rep && json_is_true(json_object_get(rep, "stdout_truncated")));
+    res->stderr_truncated =
+        ev->stderr_capped || (rep && json_is_true(json_object_get(rep, "stderr_truncated")));
+    const char *exec_error = rep ? json_string_value(json_object_get(rep, "exec_error")) : NULL;
+
+    if (ev->sup_error) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, ev->sup_error);
+        return;
+    }
+    if (!ev->released) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        if (res->attestation.present && !res->attestation.valid) {
+            char msg[1200];
+            snprintf(msg, sizeof(msg), "attestation refused: %s",
+                     res->attestation.mismatch ? res->attestation.mismatch : "mismatch");
+            asb_result_set_error(res, msg);
+        } else {
+            asb_result_set_error(res, ev->backstop_fired ? "sandbox setup timed out"
+                                                         : "no attestation from the supervisor");
+        }
+        return;
+    }
+    if (rep_timeout || ev->backstop_fired) {
+        res->status = ASB_STATUS_TIMEOUT;
+        res->timed_out = true;
+        return;
+    }
+    if (rep_output || res->stdout_truncated || res->stderr_truncated) {
+        res->status = ASB_STATUS_OUTPUT_LIMIT;
+        return;
+    }
+    bool sup_signaled = !ev->sup_status_lost && !WIFEXITED(ev->sup_status);
+    /* The OOM killer kills with SIGKILL: a program that died of another signal after one of its
+     * children was OOM-killed died of that signal (red-team finding). */
+    if (res->out_of_memory && (!rep || res->signal == SIGKILL || sup_signaled)) {
+        res->status = ASB_STATUS_OOM_KILLED;
+        /* cgroup v2 kills the whole run (memory.oom.group), the supervisor with the program:
+         * no report then says how the program ended, and the supervisor's own SIGKILL beside
+         * the cgroup's OOM count is the kernel's evidence that every process of the run got
+         * one (found on a pure v2 host: the record said signal 0 there, 9 on v1). */
+        if (!rep && sup_signaled && WTERMSIG(ev->sup_status) == SIGKILL)
+            res->signal = SIGKILL;
+        return;
+    }
+    if (rep && res->signal != 0) {
+        res->status = ASB_STATUS_KILLED;
+        return;
+    }
+    if (!ev->sup_exited) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "the supervisor's exit was not seen");
+        return;
+    }
+    if (rep && (!json_is_integer(json_object_get(rep, "exit_code")) ||
+                !json_is_integer(json_object_get(rep, "signal")))) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "malformed exit report");
+        return;
+    }
+    if (!rep || sup_signaled) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, sup_signaled ? "supervisor was killed" : "no exit report");
+        return;
+    }
+    if (exec_error && *exec_error) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, exec_error);
+        /* The program never ran: the 127 is the failed exec's, not its (QA finding). */
+        res->exit_code = -1;
+        return;
+    }
+    int mirror = ev->sup_status_lost ? res->exit_code : WEXITSTATUS(ev->sup_status);
+    if (res->exit_code < 0 || mirror != res->exit_code) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "exit report disagrees with the supervisor's exit status");
+        return;
+    }
+    res->status = ASB_STATUS_COMPLETED;
+}
