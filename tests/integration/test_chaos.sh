@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_chaos.sh - the full chaos matrix once, plus every attack's positive control.
 # Fails when: any attack other than kernel_version_leak (the shared kernel) succeeds
-# under hardened, cold or in a sandbox prepared ahead (pool-hardened);
+# under hardened, cold or in a sandbox prepared ahead (pool-hardened); an attack outside
+# baseline's documented set succeeds under baseline;
 # any verdict is `error` (after one re-run of just the errored cells: `error` under heavy foreign
 # load on a 2-core host is honest, twice in a row is a failure); a positive control does not
 # say `succeeded` (n/a is accepted only where the host lacks the feature, and printed as SKIP);
@@ -74,6 +75,13 @@ retry = json.load(open(sys.argv[3])) if len(sys.argv) > 3 and sys.argv[3] else N
 # signal_quota was a known hole until each sandbox's user namespace was owned by its own host uid
 # (THREAT_MODEL, "Shared per-user counters"): it must stay blocked now.
 allowed = {"kernel_version_leak"}
+# baseline promises less (docs/CHAOS.md, SPEC): the host network, Docker's capabilities inside its
+# user namespace, limits above these attacks' size, fadvise on shared /usr pages. Everything else
+# it must contain too (audit finding: its verdicts were printed, not asserted), e.g. the abstract
+# sockets and signals Landlock scopes, the host's SysV IPC, host root's signal quota.
+baseline_allowed = allowed | {"cap_effective", "cpu_spin", "disk_fill", "dns_resolve", "fork_bomb",
+                              "http_egress", "memory_bomb", "page_cache_evict", "tcp_backlog_hold",
+                              "tcp_egress", "thread_bomb", "udp_egress"}
 fail = []
 runs = {(r["attack"], r["profile"]): r for r in matrix["runs"]}
 if retry:
@@ -90,6 +98,8 @@ for (attack, profile), r in sorted(runs.items()):
         fail.append(f"HARDENED RUNTIME BUG ({profile}): {attack} succeeded: {r['evidence']}")
     if profile in ("hardened", "pool-hardened") and attack not in allowed and r["verdict"] not in ("blocked", "n/a"):
         fail.append(f"{attack}/{profile}: {r['verdict']} (expected blocked)")
+    if profile == "baseline" and r["verdict"] == "succeeded" and attack not in baseline_allowed:
+        fail.append(f"BASELINE RUNTIME BUG: {attack} succeeded: {r['evidence']}")
 for r in controls["runs"]:
     if r["verdict"] == "succeeded":
         continue

@@ -703,6 +703,21 @@ if [[ $out == "tty /dev/pts/0" ]]; then
 else
     fail "baseline pty: '$out' $(head -c 300 "$TMP/err")"
 fi
+# ...and at most 32 of them (the devpts instance's max=32), so one run cannot use up the host's
+# pty count (kernel.pty.max is host-wide).
+out=$("$CLI" run --profile baseline --code '
+import errno, os
+fds = []
+try:
+    while len(fds) < 100:
+        fds.extend(os.openpty())
+except OSError as e:
+    print(len(fds) // 2, errno.errorcode[e.errno])' </dev/null 2>"$TMP/err")
+if [[ $out == "32 ENOSPC" ]]; then
+    pass "baseline: the 33rd pseudo-terminal is refused (ENOSPC)"
+else
+    fail "baseline pty limit: '$out' $(head -c 300 "$TMP/err")"
+fi
 if ! "$CLI" run --code 'import pty; pty.openpty()' </dev/null >/dev/null 2>&1; then
     pass "hardened: no pseudo-terminals"
 else

@@ -30,6 +30,10 @@ static const uint64_t DOCKER_CAPS =
 /* Slot k's user namespace owner: a uid of its own below every mapped range (ASB_USERNS_OWNER_BASE
  * + k, one per slot). */
 #define OWNER_BASE (HOST_BASE - (0x7fffffffL - HOST_BASE) / HOST_RANGE)
+/* Per-process limits of every native sandbox (src/core/limits.h ASB_SANDBOX_SIGPENDING and
+ * ASB_SANDBOX_MEMLOCK), restated for the same reason. */
+#define SANDBOX_SIGPENDING 128
+#define SANDBOX_MEMLOCK (64 * 1024)
 
 static void test_stdin_sum_hardened(void **state)
 {
@@ -713,6 +717,56 @@ static void test_hardened_no_exec_of_written_code(void **state)
     asb_result_free(&r);
 }
 
+/* W^X for files: a copy of /bin/true written to each writable place (the workspace, /tmp,
+ * /dev/shm) and made executable cannot be exec'd under hardened (Landlock grants no EXECUTE
+ * there, and /tmp and /dev/shm are noexec mounts besides). Evidence: the program prints each
+ * exec's errno, and a successful exec would end it with /bin/true's exit 0 instead of 3.
+ * Positive control: baseline execs the copy in the workspace and in /tmp (no W^X promise there);
+ * its /dev/shm is noexec as in Docker. */
+static void test_hardened_no_exec_of_written_files(void **state)
+{
+    (void)state;
+    const char *code = "import os, sys\n"
+                       "elf = open('/bin/true', 'rb').read()\n"
+                       "where = sys.argv[1]\n"
+                       "p = os.path.join(where, 'x')\n"
+                       "with open(p, 'wb') as f: f.write(elf)\n"
+                       "os.chmod(p, 0o755)\n"
+                       "try: os.execv(p, ['x'])\n"
+                       "except OSError as e: print(where, e.errno)\n"
+                       "sys.exit(3)\n";
+    const char *places[] = {"/workspace", "/tmp", "/dev/shm"};
+    for (int prof = 0; prof < 2; prof++) {
+        for (size_t i = 0; i < 3; i++) {
+            const char *argv[] = {RT_PY, "-c", code, places[i], NULL};
+            asb_result_t r;
+            asb_config_t cfg;
+            asb_error_t err;
+            asb_config_init(&cfg);
+            cfg.argv = argv;
+            cfg.profile = prof == 0 ? "hardened" : "baseline";
+            int rc = asb_run(&cfg, &r, &err);
+            if (prof == 1 && rc < 0 && strstr(err.message, "landlock scoping needs ABI 6")) {
+                print_message("  SKIP baseline positive control: %s\n", err.message);
+                asb_result_free(&r);
+                return;
+            }
+            assert_int_equal(rc, 0);
+            bool runs = prof == 1 && i < 2; /* baseline: the workspace and /tmp */
+            char want[64];
+            snprintf(want, sizeof(want), "%s 13\n", places[i]); /* EACCES */
+            if (r.status != ASB_STATUS_COMPLETED || r.exit_code != (runs ? 0 : 3) ||
+                (!runs && !rt_bytes_eq(&r.out, want)))
+                rt_dump(cfg.profile, &r);
+            assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+            assert_int_equal(r.exit_code, runs ? 0 : 3);
+            if (!runs)
+                assert_true(rt_bytes_eq(&r.out, want));
+            asb_result_free(&r);
+        }
+    }
+}
+
 /* The sandbox's device nodes are its own inodes: an inotify watch on /dev/null inside sees none
  * of the host's use of /dev/null, which the test drives meanwhile (red-team finding: binding the
  * host's devtmpfs nodes showed every host process that opened or wrote /dev/null). Positive
@@ -869,10 +923,11 @@ static void test_proc_hides_host_identity(void **state)
     static const char code[] =
         "import os\n"
         "print(open('/proc/sys/kernel/random/boot_id').read().strip())\n"
-        "for f in ('cmdline', 'partitions', 'misc', 'devices', 'consoles', 'iomem'):\n"
+        "for f in ('cmdline', 'partitions', 'misc', 'devices', 'consoles', 'iomem', 'ioports'):\n"
         "    p = '/proc/' + f\n"
         "    print(f, len(open(p).read()) if os.path.exists(p) else 'absent')\n"
-        "print('fsdir', len(os.listdir('/proc/fs')))\n";
+        "print('fsdir', len(os.listdir('/proc/fs')))\n"
+        "print('busdir', len(os.listdir('/proc/bus')) if os.path.exists('/proc/bus') else 'absent')\n";
     static const struct {
         const char *profile;
         bool host;
@@ -897,6 +952,16 @@ static void test_proc_hides_host_identity(void **state)
             assert_true(rt_bytes_has(&r.out, "devices 0\n"));
             assert_true(rt_bytes_has(&r.out, "iomem 0\n"));
             assert_true(rt_bytes_has(&r.out, "fsdir 0\n")); /* no /proc/fs/ext4/<host disk> */
+            /* Entries a kernel may lack need no mask: empty or absent, never the host's. */
+            static const char *const maybe[] = {"misc", "consoles", "ioports", "busdir"};
+            for (size_t k = 0; k < sizeof(maybe) / sizeof(maybe[0]); k++) {
+                char empty[32], absent[32];
+                snprintf(empty, sizeof(empty), "%s 0\n", maybe[k]);
+                snprintf(absent, sizeof(absent), "%s absent\n", maybe[k]);
+                if (!rt_bytes_has(&r.out, empty) && !rt_bytes_has(&r.out, absent))
+                    rt_dump(maybe[k], &r);
+                assert_true(rt_bytes_has(&r.out, empty) || rt_bytes_has(&r.out, absent));
+            }
         } else {
             assert_false(rt_bytes_has(&r.out, "cmdline 0\n")); /* the host's is not empty */
             assert_false(rt_bytes_has(&r.out, "fsdir 0\n"));
@@ -1071,7 +1136,10 @@ static void test_caller_state_not_inherited(void **state)
                                "         if l.startswith('ksm_merge_any')][0]\n"
                                "except (OSError, IndexError):\n"
                                "    k = '-'\n"
-                               "print('ksm', k)\n";
+                               "print('ksm', k)\n"
+                               "print('lim', *resource.getrlimit(resource.RLIMIT_SIGPENDING),\n"
+                               "      *resource.getrlimit(resource.RLIMIT_MSGQUEUE),\n"
+                               "      *resource.getrlimit(resource.RLIMIT_MEMLOCK))\n";
     /* Both runs first, then this process is put back, then the checks: a failed check must not
      * leave the test process SCHED_FIFO for the tests after it (review finding). */
     static const char *const profiles[] = {"hardened", "baseline"};
@@ -1096,8 +1164,19 @@ static void test_caller_state_not_inherited(void **state)
     char *ksm_text = rt_read_file("/proc/self/ksm_stat", NULL);
     bool ksm_stat = ksm_text && strstr(ksm_text, "ksm_merge_any") != NULL;
     free(ksm_text);
-    const char *want = ksm_stat ? "00000000 1000 (none) nice 0 policy 0 rtprio 0\nksm no\n"
-                                : "00000000 1000 (none) nice 0 policy 0 rtprio 0\nksm -\n";
+    /* The per-process limits every native sandbox sets (workload.c sup_set_shared_limits):
+     * queued signals and POSIX message queue bytes, and locked memory capped (a caller's lower
+     * hard limit stays). */
+    struct rlimit ml;
+    assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &ml), 0);
+    unsigned long long memlock =
+        ml.rlim_max < (rlim_t)SANDBOX_MEMLOCK ? (unsigned long long)ml.rlim_max
+                                                  : (unsigned long long)SANDBOX_MEMLOCK;
+    char want[256];
+    snprintf(want, sizeof(want),
+             "00000000 1000 (none) nice 0 policy 0 rtprio 0\nksm %s\nlim %d %d 0 0 %llu %llu\n",
+             ksm_stat ? "no" : "-", SANDBOX_SIGPENDING, SANDBOX_SIGPENDING, memlock,
+             memlock);
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(rc[i], 0);
         if (r[i].status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r[i].out, want))
@@ -1142,6 +1221,7 @@ int main(void)
         RT_TEST(test_no_inherited_fds),
         RT_TEST(test_hardened_refuses_namespace_syscalls),
         RT_TEST(test_hardened_no_exec_of_written_code),
+        RT_TEST(test_hardened_no_exec_of_written_files),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),
         RT_TEST(test_concurrent_sandboxes_own_host_uids),

@@ -36,7 +36,11 @@ static void test_plan_defaults(void **state)
     cfg.code = "print(1)";
     asb_plan_t plan;
     asb_error_t err;
+    /* Set before the plan is built, so a plan that copied the caller's environment would show
+     * it (review finding: it was set after, and the check could not fail). */
+    setenv("ASB_TEST_HOST_SECRET", "x", 1);
     assert_int_equal(build(&cfg, &plan, &err), 0);
+    unsetenv("ASB_TEST_HOST_SECRET");
     assert_string_equal(plan.profile.name, "hardened");
     assert_string_equal(plan.backend, "native");
     assert_string_equal(plan.argv[0], ASB_DEFAULT_INTERPRETER);
@@ -46,11 +50,18 @@ static void test_plan_defaults(void **state)
     assert_int_equal(plan.limits.pids, ASB_HARDENED_PIDS);
     assert_int_equal(strlen(plan.nonce), 32);
     assert_int_equal(strlen(plan.run_id), 16);
-    /* The environment is exactly the fixed set: nothing of ours leaks in. */
-    setenv("ASB_TEST_HOST_SECRET", "x", 1);
-    for (size_t i = 0; plan.env[i]; i++)
-        assert_null(strstr(plan.env[i], "ASB_TEST_HOST_SECRET"));
+    /* The environment is exactly the fixed set, by name: nothing of the caller's leaks in. */
+    static const char *const fixed[] = {"HOME=", "LANG=", "PATH=", "PYTHONDONTWRITEBYTECODE=",
+                                        "TMPDIR="};
     assert_int_equal(plan.n_env, 5);
+    for (size_t i = 0; plan.env[i]; i++) {
+        assert_null(strstr(plan.env[i], "ASB_TEST_HOST_SECRET"));
+        bool known = false;
+        for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+            known = known || strncmp(plan.env[i], fixed[k], strlen(fixed[k])) == 0;
+        if (!known)
+            fail_msg("unexpected variable in the fixed environment: %s", plan.env[i]);
+    }
     asb_plan_free(&plan);
 }
 
