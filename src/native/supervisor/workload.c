@@ -423,11 +423,10 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "exec-error:", "stdin", 125);
     close(jfd[1]);
     spec = &job;
-    /* The supervisor's exec was a privileged one (the real uid already root of the namespace,
-     * the effective one still the host's: child.c), for which the kernel caps the soft stack
-     * limit at 8 MiB. The caller's own, as it was when it asked for this job (a pool prepares
-     * the sandbox earlier), goes back now (review findings: a program started under `ulimit -s
-     * unlimited` got 8 MiB; a pooled one got the limit of the pool's start). */
+    /* The caller's soft stack limit as it was when it asked for this job (a pool prepares the
+     * sandbox earlier), set now (review findings: a program started under `ulimit -s unlimited`
+     * got 8 MiB while the supervisor's exec was a privileged one; a pooled one got the limit of
+     * the pool's start). */
     struct rlimit stack;
     if (getrlimit(RLIMIT_STACK, &stack) < 0)
         fail(att, "exec-error:", "cannot read RLIMIT_STACK", 125);
