@@ -307,6 +307,48 @@ static int probe_attach_filter(void)
     return probe_sockopt(SOL_SOCKET, 26 /* SO_ATTACH_FILTER */);
 }
 
+/* Host-wide static keys and pools (red-team findings, session 15). */
+static int probe_so_timestamp(void)
+{
+    return probe_sockopt(SOL_SOCKET, 29 /* SO_TIMESTAMP_OLD */);
+}
+
+static int probe_so_timestamping_new(void)
+{
+    return probe_sockopt(SOL_SOCKET, 65 /* SO_TIMESTAMPING_NEW */);
+}
+
+static int probe_udp_encap(void)
+{
+    return probe_sockopt(17 /* SOL_UDP */, 100 /* UDP_ENCAP */);
+}
+
+static int probe_ipv6_flowlabel_mgr(void)
+{
+    return probe_sockopt(41 /* IPPROTO_IPV6 */, 32 /* IPV6_FLOWLABEL_MGR */);
+}
+
+static int probe_siocgstamp(void)
+{
+    long long ts[2];
+    return result(ioctl(-1, 0x8906 /* SIOCGSTAMP_OLD */, ts)); /* control: EBADF */
+}
+
+static int probe_siocgstampns_new(void)
+{
+    long long ts[2];
+    return result(ioctl(-1, 0x80108907 /* SIOCGSTAMPNS_NEW */, ts)); /* control: EBADF */
+}
+
+/* To the CPUs it already has: the kernel does the same work whether or not the mask changes. */
+static int probe_sched_setaffinity(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) < 0)
+        return errno;
+    return result(syscall(SYS_sched_setaffinity, 0, sizeof(set), &set)); /* control: 0 */
+}
+
 static int probe_ip_add_membership(void)
 {
     return probe_sockopt(0 /* IPPROTO_IP */, 35 /* IP_ADD_MEMBERSHIP */);
@@ -777,6 +819,10 @@ static void test_docker_default_specific(void **state)
         {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, ALLOWED, EBADF},
         {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, ALLOWED, EBADF},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
+        {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, ALLOWED, EBADF},
+        {"ioctl(SIOCGSTAMP)", probe_siocgstamp, ALLOWED, EBADF},
+        {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, ALLOWED, EBADF},
+        {"sched_setaffinity", probe_sched_setaffinity, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -803,6 +849,15 @@ static void test_hardened_specific(void **state)
         {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, REFUSED, EPERM},
         {"setsockopt(IPV6_JOIN_ANYCAST)", probe_ipv6_join_anycast, REFUSED, EPERM},
         {"setsockopt(IP_TOS)", probe_ip_tos, ALLOWED, EBADF},
+        /* host-wide static keys flipped on a shared kernel worker, the host-wide flow label
+         * pool, CPU time in migration threads outside the cgroup (red-team findings) */
+        {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, REFUSED, EPERM},
+        {"setsockopt(SO_TIMESTAMPING_NEW)", probe_so_timestamping_new, REFUSED, EPERM},
+        {"setsockopt(SOL_UDP, UDP_ENCAP)", probe_udp_encap, REFUSED, EPERM},
+        {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, REFUSED, EPERM},
+        {"ioctl(SIOCGSTAMP)", probe_siocgstamp, REFUSED, EPERM},
+        {"ioctl(SIOCGSTAMPNS_NEW)", probe_siocgstampns_new, REFUSED, EPERM},
+        {"sched_setaffinity", probe_sched_setaffinity, REFUSED, EPERM},
         /* socketpair(2) runs the family's socket creation too (review finding) */
         {"socketpair(AF_UNIX)", probe_socketpair_unix, ALLOWED, 0},
         /* IPv4/IPv6 protocols: only default, TCP, UDP, ICMP (module autoload, MPTCP, UDP-Lite) */

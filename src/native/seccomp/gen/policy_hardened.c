@@ -163,6 +163,11 @@ static const gen_refusal_t HARDENED_REFUSED[] = {
     /* the host's BPF JIT space (net.core.bpf_jit_limit): see HARDENED_SOCKOPT_REFUSED */
     {"seccomp", "install seccomp filters of its own: each is JIT-compiled into the one space the "
                 "whole host has for unprivileged BPF code; ours is already in place"},
+    /* CPU time outside the run's cgroup */
+    {"sched_setaffinity", "every move of a running task to another CPU is done by that CPU's "
+                          "migration thread, which belongs to no cgroup and preempts everything: "
+                          "four processes moving themselves took 1.65 CPUs of the host under a "
+                          "1-CPU limit (red-team finding, session 15)"},
     /* memory hidden from the kernel */
     {"memfd_secret", "memory taken out of the kernel's direct map: unmovable, unswappable, hidden "
                      "from inspection, with a short history of mm bugs; no workload needs it"},
@@ -175,7 +180,14 @@ static const uint64_t HARDENED_PERSONALITIES[] = {PER_LINUX, PER_LINUX32, 0xffff
 /* TIOCSTI pushes bytes into a terminal's input queue: a sandboxed program sharing the caller's
  * terminal types commands into the shell that started it (CVE-2016-7545, CVE-2017-5226).
  * TIOCLINUX can do the same on a Linux console through its selection/paste subcodes. */
-static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
+/* SIOCGSTAMP and SIOCGSTAMPNS (old and 64-bit-time forms) switch on receive timestamps for the
+ * socket as SO_TIMESTAMP does: see HARDENED_SOCKOPT_REFUSED. */
+static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI,
+                                                  TIOCLINUX,
+                                                  0x8906 /* SIOCGSTAMP_OLD */,
+                                                  0x8907 /* SIOCGSTAMPNS_OLD */,
+                                                  0x80108906 /* SIOCGSTAMP_NEW */,
+                                                  0x80108907 /* SIOCGSTAMPNS_NEW */};
 
 /* Attaching a classic BPF program to a socket: the kernel JIT-compiles each one (it cannot be
  * switched off on this kernel), and the space for compiled code is one counter for the whole
@@ -185,8 +197,15 @@ static const uint32_t HARDENED_IOCTL_REFUSED[] = {TIOCSTI, TIOCLINUX};
  * SO_ATTACH_BPF and SO_ATTACH_REUSEPORT_EBPF need the fd of a loaded eBPF program, which a
  * workload cannot get (bpf(2) is refused), so the two classic ones are enough; every listed
  * value costs the filter about 50 instructions, which every sandbox start pays to load. */
-static const uint32_t HARDENED_SOCKOPT_REFUSED[] = {26 /* SO_ATTACH_FILTER */,
-                                                    51 /* SO_ATTACH_REUSEPORT_CBPF */};
+static const uint32_t HARDENED_SOCKOPT_REFUSED[] = {
+    26 /* SO_ATTACH_FILTER */, 51 /* SO_ATTACH_REUSEPORT_CBPF */,
+    /* Receive timestamps: the first socket that asks for them, and the last one that stops,
+     * flips a host-wide static key, and each flip rewrites kernel code on a shared kernel
+     * worker under global locks with an IPI to every CPU. A loop of socket, SO_TIMESTAMP,
+     * close kept that worker at ~0.35 CPU and sent ~8,900 IPIs a second, none of it charged to
+     * the run (red-team finding, session 15). With lo down there is nothing to timestamp. */
+    29 /* SO_TIMESTAMP_OLD */, 35 /* SO_TIMESTAMPNS_OLD */, 37 /* SO_TIMESTAMPING_OLD */,
+    63 /* SO_TIMESTAMP_NEW */, 64 /* SO_TIMESTAMPNS_NEW */, 65 /* SO_TIMESTAMPING_NEW */};
 
 /* Multicast group joins: each join adds to one list on the sandbox's lo, searched from the start
  * by every join and leave while the host-wide RTNL lock is held. Thousands of groups made the
@@ -198,15 +217,27 @@ static const uint32_t HARDENED_IP_MCAST_REFUSED[] = {
     39 /* IP_ADD_SOURCE_MEMBERSHIP */, 41 /* IP_MSFILTER */,
     42 /* MCAST_JOIN_GROUP */,         43 /* MCAST_BLOCK_SOURCE */,
     46 /* MCAST_JOIN_SOURCE_GROUP */,  48 /* MCAST_MSFILTER */};
-/* IPPROTO_IPV6: the same joins, and anycast addresses (a list of the same kind). */
-static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {
-    20 /* IPV6_ADD_MEMBERSHIP */, 27 /* IPV6_JOIN_ANYCAST */,       42 /* MCAST_JOIN_GROUP */,
-    43 /* MCAST_BLOCK_SOURCE */,  46 /* MCAST_JOIN_SOURCE_GROUP */, 48 /* MCAST_MSFILTER */};
+/* IPPROTO_IPV6: the same joins, and anycast addresses (a list of the same kind). And flow
+ * labels: the kernel's pool of them (4,096) is one for the whole host, every network namespace
+ * included, and past 3,072 in use it refuses them to every unprivileged process on the host; a
+ * hardened run held 3,072 (red-team finding, session 15). */
+static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {20 /* IPV6_ADD_MEMBERSHIP */,
+                                                       27 /* IPV6_JOIN_ANYCAST */,
+                                                       42 /* MCAST_JOIN_GROUP */,
+                                                       43 /* MCAST_BLOCK_SOURCE */,
+                                                       46 /* MCAST_JOIN_SOURCE_GROUP */,
+                                                       48 /* MCAST_MSFILTER */,
+                                                       32 /* IPV6_FLOWLABEL_MGR */};
+/* SOL_UDP: UDP_ENCAP flips a host-wide static key too (the encapsulation receive path): ~22,000
+ * IPIs a second from a loop of socket, UDP_ENCAP, close (red-team finding, session 15). */
+static const uint32_t HARDENED_UDP_REFUSED[] = {100 /* UDP_ENCAP */};
 static const gen_gate_t HARDENED_SOCKOPT_MORE_GATES[] = {
     {0 /* IPPROTO_IP */, HARDENED_IP_MCAST_REFUSED,
      sizeof(HARDENED_IP_MCAST_REFUSED) / sizeof(HARDENED_IP_MCAST_REFUSED[0])},
     {41 /* IPPROTO_IPV6 */, HARDENED_IPV6_MCAST_REFUSED,
      sizeof(HARDENED_IPV6_MCAST_REFUSED) / sizeof(HARDENED_IPV6_MCAST_REFUSED[0])},
+    {17 /* SOL_UDP */, HARDENED_UDP_REFUSED,
+     sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0])},
 };
 
 /* PR_SET_SECCOMP installs a filter through prctl(2): the same JIT counter (seccomp(2) itself is
@@ -252,7 +283,8 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .deny = HARDENED_IOCTL_REFUSED,
      .n_deny = sizeof(HARDENED_IOCTL_REFUSED) / sizeof(HARDENED_IOCTL_REFUSED[0]),
      .when_arg = -1,
-     .why = "TIOCSTI, TIOCLINUX: typing into the caller's terminal"},
+     .why = "TIOCSTI, TIOCLINUX: typing into the caller's terminal; SIOCGSTAMP(NS): "
+            "receive timestamps, a host-wide static key"},
     {.name = "setsockopt",
      .arg = 2,
      .deny = HARDENED_SOCKOPT_REFUSED,
@@ -262,7 +294,9 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .more_gates = HARDENED_SOCKOPT_MORE_GATES,
      .n_more_gates = sizeof(HARDENED_SOCKOPT_MORE_GATES) / sizeof(HARDENED_SOCKOPT_MORE_GATES[0]),
      .why = "SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF: BPF programs use up the host's JIT "
-            "limit; IPv4/IPv6 multicast joins: a list searched under the host's RTNL lock"},
+            "limit; SO_TIMESTAMP*, UDP_ENCAP: host-wide static keys flipped on a shared kernel "
+            "worker; IPv4/IPv6 multicast joins: a list searched under the host's RTNL lock; "
+            "IPV6_FLOWLABEL_MGR: the host-wide flow label pool"},
     {.name = "prctl",
      .arg = 0,
      .deny = HARDENED_PRCTL_REFUSED,
