@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB (1024.0 * 1024.0)
 
@@ -558,6 +559,42 @@ static asb_chaos_verdict_t j_cpu(const asb_chaos_obs_t *o, const asb_result_t *r
                ratio);
 }
 
+/* Processes that move themselves between CPUs (sched_setaffinity) while they spin: each move of
+ * a running task is done by the target CPU's migration thread, a kernel thread of no cgroup that
+ * preempts everything, so the run's CPU use escapes its limit (red-team finding, session 15: 1.65
+ * CPUs under a 1-CPU limit). Evidence: the host's migration threads' own CPU time across the run
+ * (exclusive), read by the harness. The program's count only says whether it tried: a run that
+ * neither moved nor was refused decides nothing. */
+static asb_chaos_verdict_t j_migrate(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                     size_t n)
+{
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.migr_base_ticks < 0 || o->watch.migr_end_ticks < 0)
+        return say(ASB_CHAOS_NA, ev, n, "no migration threads readable in the host's /proc");
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0)
+        hz = 100;
+    double grew = (double)(o->watch.migr_end_ticks - o->watch.migr_base_ticks) / (double)hz;
+    if (grew >= 0.2)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host's migration threads used %.2f s of CPU during the run, charged to "
+                   "no cgroup",
+                   grew);
+    bool single = r->out.data && memmem(r->out.data, r->out.len, "single cpu", 10);
+    if (single)
+        return say(ASB_CHAOS_NA, ev, n, "the program was allowed only one CPU: nowhere to move");
+    const char *moves_at = r->out.data ? memmem(r->out.data, r->out.len, "moves ", 6) : NULL;
+    long moves = moves_at ? strtol(moves_at + 6, NULL, 10) : 0;
+    bool refused = r->out.data && memmem(r->out.data, r->out.len, "refused", 7);
+    if (!refused && moves < 1000)
+        return say(ASB_CHAOS_ERROR, ev, n,
+                   "the program made %ld moves and was not refused: not enough to decide", moves);
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "the host's migration threads used only %.2f s of CPU during the run (%s)", grew,
+               refused ? "sched_setaffinity refused" : "moves made");
+}
+
 static asb_chaos_verdict_t j_time(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                   size_t n)
 {
@@ -784,6 +821,7 @@ static const struct {
     {"userfaultfd", j_uffd},
     {"tcp_backlog_hold", j_tcp_backlog},
     {"signal_quota", j_signal_quota},
+    {"cpu_migrate", j_migrate},
     {"page_cache_evict", j_page_cache},
     {"userns_nested", j_userns},
     {"fd_inherit", j_fd},

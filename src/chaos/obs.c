@@ -8,6 +8,7 @@ void asb_chaos_obs_init(asb_chaos_obs_t *o)
 {
     memset(o, 0, sizeof(*o));
     o->watch.euid_seen = -1;
+    o->watch.migr_base_ticks = o->watch.migr_end_ticks = -1;
 }
 
 void asb_chaos_obs_free(asb_chaos_obs_t *o)

@@ -32,10 +32,14 @@ typedef struct asb_chaos_watch {
                                           * and the most seen while the run lived */
     long sigq_base, sigq_peak; /* the pending signals counted against the harness's user (host
                                 * root: SigQ of /proc/self/status), at the start and the most */
-    int max_threads;           /* most threads in one process of the run */
-    bool host_root;            /* euid 0 in the host's user namespace */
-    long euid_seen;            /* an effective uid seen (host view), -1 when none */
-    bool escalated;            /* euid != ruid (a setuid exec took effect) */
+    /* CPU time (clock ticks) of the host's per-CPU migration threads, which move a running task
+     * to another CPU and belong to no cgroup: at the watcher's start and after the run; -1 when
+     * not readable (none found: a kernel without them, or a /proc that hides kernel threads). */
+    long migr_base_ticks, migr_end_ticks;
+    int max_threads; /* most threads in one process of the run */
+    bool host_root;  /* euid 0 in the host's user namespace */
+    long euid_seen;  /* an effective uid seen (host view), -1 when none */
+    bool escalated;  /* euid != ruid (a setuid exec took effect) */
     long esc_ruid, esc_euid;
     uint64_t cap_eff;        /* union of CapEff over the run's processes */
     bool cap_in_host_userns; /* ... held by a process in the host's user namespace */

@@ -418,6 +418,40 @@ static long sigq(void)
     return p ? strtol(p + 7, NULL, 10) : -1;
 }
 
+/* CPU time (utime + stime, clock ticks) of the kernel's migration/N threads (children of
+ * kthreadd), -1 when none is found. Read at the start and the end of a run only: a /proc scan. */
+static long migration_ticks(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    long total = 0;
+    int found = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+        if (read_small(path, buf, sizeof(buf)) <= 0 || !strstr(buf, " (migration/"))
+            continue;
+        const char *p = strrchr(buf, ')');
+        int ppid = 0;
+        unsigned long ut = 0, st = 0;
+        /* after the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+         * utime stime */
+        if (!p ||
+            sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ppid, &ut, &st) !=
+                3 ||
+            ppid != 2)
+            continue;
+        total += (long)(ut + st);
+        found++;
+    }
+    closedir(d);
+    return found ? total : -1;
+}
+
 static void *watch_main(void *arg)
 {
     asb_chaos_watcher_t *wt = arg;
@@ -451,6 +485,8 @@ int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, 
     wt->host_userns = ns_inode("/proc/self/ns/user");
     wt->w.tcp_alloc_base = wt->w.tcp_alloc_peak = tcp_alloc();
     wt->w.sigq_base = wt->w.sigq_peak = sigq();
+    wt->w.migr_base_ticks = migration_ticks();
+    wt->w.migr_end_ticks = -1;
     wt->host_pidns = ns_inode("/proc/self/ns/pid");
     wt->own_sid = (int)getsid(0);
     if ((wt->stop_efd = eventfd(0, EFD_CLOEXEC)) < 0)
@@ -487,6 +523,8 @@ void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out)
     if (wt->stop_efd >= 0)
         close(wt->stop_efd);
     wt->stop_efd = -1;
+    if (wt->w.migr_base_ticks >= 0 && wt->w.migr_end_ticks < 0)
+        wt->w.migr_end_ticks = migration_ticks();
     if (out)
         *out = wt->w;
 }

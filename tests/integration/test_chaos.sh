@@ -79,7 +79,7 @@ allowed = {"kernel_version_leak"}
 # user namespace, limits above these attacks' size, fadvise on shared /usr pages. Everything else
 # it must contain too (audit finding: its verdicts were printed, not asserted), e.g. the abstract
 # sockets and signals Landlock scopes, the host's SysV IPC, host root's signal quota.
-baseline_allowed = allowed | {"cap_effective", "cpu_spin", "disk_fill", "dns_resolve", "fork_bomb",
+baseline_allowed = allowed | {"cap_effective", "cpu_migrate", "cpu_spin", "disk_fill", "dns_resolve", "fork_bomb",
                               "http_egress", "memory_bomb", "page_cache_evict", "tcp_backlog_hold",
                               "tcp_egress", "thread_bomb", "udp_egress"}
 fail = []

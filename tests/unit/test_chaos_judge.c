@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -386,6 +387,55 @@ static void test_watch_judges(void **state)
     fx_free(&f);
 }
 
+/* cpu_migrate: the host's migration threads' CPU time is the evidence; the program's words only
+ * say whether it tried. */
+static void test_migrate_judge(void **state)
+{
+    (void)state;
+    long hz = sysconf(_SC_CLK_TCK);
+    fixture_t f;
+    fx_init(&f);
+    fx_out(&f, "moves 40000\n");
+    f.o.watch.migr_base_ticks = 1000;
+    f.o.watch.migr_end_ticks = 1000 + hz / 2; /* 0.5 s */
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_SUCCEEDED);
+    assert_non_null(strstr(f.ev, "0.50 s"));
+    /* The same words, no CPU in the migration threads: the moves cost the host nothing. */
+    f.o.watch.migr_end_ticks = 1001;
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_BLOCKED);
+    fx_free(&f);
+    fx_init(&f);
+    fx_out(&f, "refused 1\n");
+    f.o.watch.migr_base_ticks = 1000;
+    f.o.watch.migr_end_ticks = 1000;
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_BLOCKED);
+    /* Refused, says the program, but the host saw the threads busy: the evidence wins. */
+    f.o.watch.migr_end_ticks = 1000 + hz;
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_SUCCEEDED);
+    fx_free(&f);
+    /* Neither moved nor refused (died early, a loaded host): nothing decided. */
+    fx_init(&f);
+    fx_out(&f, "moves 12\n");
+    f.o.watch.migr_base_ticks = f.o.watch.migr_end_ticks = 5;
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_ERROR);
+    fx_free(&f);
+    fx_init(&f);
+    fx_out(&f, "single cpu\n");
+    f.o.watch.migr_base_ticks = f.o.watch.migr_end_ticks = 5;
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_NA);
+    fx_free(&f);
+    /* No migration threads readable: n/a, never a guess. */
+    fx_init(&f);
+    fx_out(&f, "moves 40000\n");
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_NA);
+    /* And the process watcher must have seen the run. */
+    f.o.watch.migr_base_ticks = 0;
+    f.o.watch.migr_end_ticks = hz;
+    f.o.watch.max_procs = 0;
+    assert_int_equal(judge(&f, "cpu_migrate"), ASB_CHAOS_ERROR);
+    fx_free(&f);
+}
+
 static void test_resource_judges(void **state)
 {
     (void)state;
@@ -553,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_host_change_judges),
         cmocka_unit_test(test_watch_judges),
         cmocka_unit_test(test_resource_judges),
+        cmocka_unit_test(test_migrate_judge),
         cmocka_unit_test(test_host_feature_judges),
         cmocka_unit_test(test_sandbox_error_is_never_blocked),
         cmocka_unit_test(test_timeout_without_evidence_is_inconclusive),
