@@ -59,6 +59,17 @@ static int enable_v2_controllers(int root_fd, int parent_fd, const char *mount, 
             if (!(want & ctl[i].bit) || (have & ctl[i].bit))
                 continue;
             rc = asb_cgroup_fs_write_at(fds[level], "cgroup.subtree_control", ctl[i].cmd);
+            /* EBUSY: processes live in that cgroup, and cgroup v2 gives controllers to the
+             * children of a cgroup only when it holds none ("no internal processes"); the host's
+             * real root is exempt, a container's namespace root is not (v2 guest finding,
+             * session 15). Said so, with the remedy. */
+            if (rc == -EBUSY)
+                return asb_err_sys(err, -rc,
+                                   "cgroup: enable %s in %s%s%s/cgroup.subtree_control: processes "
+                                   "live in that cgroup, and cgroup v2 enables controllers below a "
+                                   "cgroup only when it holds none (move them into a child cgroup "
+                                   "first, as a container's init does)",
+                                   ctl[i].cmd + 1, mount, level ? "/" : "", level ? parent : "");
             if (rc < 0)
                 return asb_err_sys(err, -rc, "cgroup: enable %s in %s%s%s/cgroup.subtree_control",
                                    ctl[i].cmd + 1, mount, level ? "/" : "", level ? parent : "");

@@ -306,6 +306,8 @@ int asb_cgroup_mounts_add_line(asb_cgroup_mounts_t *m, const char *line, size_t 
      * relative to our working directory (found by fuzz_cgroup_parse). */
     if (cand.mount[0] != '/')
         return -EINVAL;
+    cand.outside_ns =
+        f[3].n >= 3 && memcmp(f[3].p, "/..", 3) == 0 && (f[3].n == 3 || f[3].p[3] == '/');
 
     if (v2) {
         /* cgroup2 lists its controllers in cgroup.controllers, not in the mount options; the

@@ -32,6 +32,9 @@ typedef struct asb_cgroup_mount {
     char mount[ASB_CGROUP_PATH_MAX]; /* mount point, octal escapes (\040) decoded */
     unsigned dev_major, dev_minor;   /* identifies the hierarchy across bind mounts */
     unsigned controllers;            /* ASB_CGROUP_CTRL_* bits (v1: from the super options) */
+    /* The mount shows a cgroup above the reader's cgroup namespace root (mountinfo root "/.."
+     * or "/../..."): a caller in a cgroup namespace of its own looking at the host's mount. */
+    bool outside_ns;
 } asb_cgroup_mount_t;
 
 /* What a mountinfo scan found: the first cgroup2 mount, and one mount per v1 hierarchy that carries

@@ -11,6 +11,7 @@
 #include "native/cgroup_parse.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define S(lit) lit, sizeof(lit) - 1
@@ -84,6 +85,29 @@ static void test_mountinfo_pure_v2(void **state)
     assert_true(m.has_v2);
     assert_string_equal(m.v2.mount, "/sys/fs/cgroup"); /* the first wins */
     assert_int_equal(m.n_v1, 0);
+    assert_false(m.v2.outside_ns);
+}
+
+/* A caller in a cgroup namespace of its own sees the host's cgroup2 mount with a root above its
+ * namespace's ("/.." per level): detection refuses it by name (the kernel would refuse the run's
+ * clone into it with a bare ENOENT). A cgroup named "..x" is not above anything. */
+static void test_mountinfo_outside_cgroup_namespace(void **state)
+{
+    (void)state;
+    static const char *const roots[] = {"/..", "/../..", "/../../x", "/", "/..x", "/a/.."};
+    static const bool outside[] = {true, true, true, false, false, false};
+    for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+        char text[256];
+        snprintf(
+            text, sizeof(text),
+            "26 24 0:23 %s /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n",
+            roots[i]);
+        asb_cgroup_mounts_t m;
+        asb_cgroup_mounts_scan(&m, text, strlen(text));
+        assert_true(m.has_v2);
+        if (m.v2.outside_ns != outside[i])
+            fail_msg("root '%s': outside_ns %d, want %d", roots[i], m.v2.outside_ns, outside[i]);
+    }
 }
 
 static void test_mountinfo_malformed(void **state)
@@ -414,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_mountinfo_hybrid_separate_cpu_cpuacct),
         cmocka_unit_test(test_mountinfo_comounted_and_bind_and_escapes),
         cmocka_unit_test(test_mountinfo_pure_v2),
+        cmocka_unit_test(test_mountinfo_outside_cgroup_namespace),
         cmocka_unit_test(test_mountinfo_malformed),
         cmocka_unit_test(test_controllers),
         cmocka_unit_test(test_memory_events_v2),
