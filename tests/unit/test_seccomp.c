@@ -308,19 +308,28 @@ static int probe_attach_filter(void)
 }
 
 /* Host-wide static keys and pools (red-team findings, session 15). */
-static int probe_so_timestamp(void)
-{
-    return probe_sockopt(SOL_SOCKET, 29 /* SO_TIMESTAMP_OLD */);
-}
+#define SOCKOPT_PROBE(fn, level, opt)                                                              \
+    static int fn(void)                                                                            \
+    {                                                                                              \
+        return probe_sockopt(level, opt);                                                          \
+    }
+SOCKOPT_PROBE(probe_so_timestamp, SOL_SOCKET, 29 /* SO_TIMESTAMP_OLD */)
+SOCKOPT_PROBE(probe_so_timestampns, SOL_SOCKET, 35 /* SO_TIMESTAMPNS_OLD */)
+SOCKOPT_PROBE(probe_so_timestamping, SOL_SOCKET, 37 /* SO_TIMESTAMPING_OLD */)
+SOCKOPT_PROBE(probe_so_timestamp_new, SOL_SOCKET, 63 /* SO_TIMESTAMP_NEW */)
+SOCKOPT_PROBE(probe_so_timestampns_new, SOL_SOCKET, 64 /* SO_TIMESTAMPNS_NEW */)
+SOCKOPT_PROBE(probe_so_timestamping_new, SOL_SOCKET, 65 /* SO_TIMESTAMPING_NEW */)
+SOCKOPT_PROBE(probe_udp_encap, 17 /* SOL_UDP */, 100 /* UDP_ENCAP */)
+SOCKOPT_PROBE(probe_udp_gro, 17 /* SOL_UDP */, 104 /* UDP_GRO */)
+/* The kernel takes UDP options at SOL_UDPLITE too, on a plain UDP socket (review finding). */
+SOCKOPT_PROBE(probe_udplite_encap, 136 /* SOL_UDPLITE */, 100 /* UDP_ENCAP */)
+SOCKOPT_PROBE(probe_udplite_gro, 136 /* SOL_UDPLITE */, 104 /* UDP_GRO */)
+SOCKOPT_PROBE(probe_udp_cork, 17 /* SOL_UDP */, 1 /* UDP_CORK */)
 
-static int probe_so_timestamping_new(void)
+static int probe_prctl_sched_core(void)
 {
-    return probe_sockopt(SOL_SOCKET, 65 /* SO_TIMESTAMPING_NEW */);
-}
-
-static int probe_udp_encap(void)
-{
-    return probe_sockopt(17 /* SOL_UDP */, 100 /* UDP_ENCAP */);
+    /* PR_SCHED_CORE_GET of a pid that does not exist: ESRCH or EINVAL without a filter. */
+    return result(prctl(62 /* PR_SCHED_CORE */, 0 /* GET */, 0x7ffffff0, 0 /* PIDTYPE_PID */, 0));
 }
 
 static int probe_ipv6_flowlabel_mgr(void)
@@ -332,6 +341,18 @@ static int probe_siocgstamp(void)
 {
     long long ts[2];
     return result(ioctl(-1, 0x8906 /* SIOCGSTAMP_OLD */, ts)); /* control: EBADF */
+}
+
+static int probe_siocgstampns(void)
+{
+    long long ts[2];
+    return result(ioctl(-1, 0x8907 /* SIOCGSTAMPNS_OLD */, ts)); /* control: EBADF */
+}
+
+static int probe_siocgstamp_new(void)
+{
+    long long ts[2];
+    return result(ioctl(-1, 0x80108906 /* SIOCGSTAMP_NEW */, ts)); /* control: EBADF */
 }
 
 static int probe_siocgstampns_new(void)
@@ -820,6 +841,7 @@ static void test_docker_default_specific(void **state)
         {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, ALLOWED, EBADF},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
         {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, ALLOWED, EBADF},
+        {"setsockopt(SOL_UDPLITE, UDP_GRO)", probe_udplite_gro, ALLOWED, EBADF},
         {"ioctl(SIOCGSTAMP)", probe_siocgstamp, ALLOWED, EBADF},
         {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, ALLOWED, EBADF},
         {"sched_setaffinity", probe_sched_setaffinity, ALLOWED, 0},
@@ -852,11 +874,22 @@ static void test_hardened_specific(void **state)
         /* host-wide static keys flipped on a shared kernel worker, the host-wide flow label
          * pool, CPU time in migration threads outside the cgroup (red-team findings) */
         {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, REFUSED, EPERM},
+        {"setsockopt(SO_TIMESTAMPNS)", probe_so_timestampns, REFUSED, EPERM},
+        {"setsockopt(SO_TIMESTAMPING)", probe_so_timestamping, REFUSED, EPERM},
+        {"setsockopt(SO_TIMESTAMP_NEW)", probe_so_timestamp_new, REFUSED, EPERM},
+        {"setsockopt(SO_TIMESTAMPNS_NEW)", probe_so_timestampns_new, REFUSED, EPERM},
         {"setsockopt(SO_TIMESTAMPING_NEW)", probe_so_timestamping_new, REFUSED, EPERM},
         {"setsockopt(SOL_UDP, UDP_ENCAP)", probe_udp_encap, REFUSED, EPERM},
+        {"setsockopt(SOL_UDP, UDP_GRO)", probe_udp_gro, REFUSED, EPERM},
+        {"setsockopt(SOL_UDPLITE, UDP_ENCAP)", probe_udplite_encap, REFUSED, EPERM},
+        {"setsockopt(SOL_UDPLITE, UDP_GRO)", probe_udplite_gro, REFUSED, EPERM},
+        {"setsockopt(SOL_UDP, UDP_CORK)", probe_udp_cork, ALLOWED, EBADF},
         {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, REFUSED, EPERM},
         {"ioctl(SIOCGSTAMP)", probe_siocgstamp, REFUSED, EPERM},
+        {"ioctl(SIOCGSTAMPNS)", probe_siocgstampns, REFUSED, EPERM},
+        {"ioctl(SIOCGSTAMP_NEW)", probe_siocgstamp_new, REFUSED, EPERM},
         {"ioctl(SIOCGSTAMPNS_NEW)", probe_siocgstampns_new, REFUSED, EPERM},
+        {"prctl(PR_SCHED_CORE)", probe_prctl_sched_core, REFUSED, EPERM},
         {"sched_setaffinity", probe_sched_setaffinity, REFUSED, EPERM},
         /* socketpair(2) runs the family's socket creation too (review finding) */
         {"socketpair(AF_UNIX)", probe_socketpair_unix, ALLOWED, 0},

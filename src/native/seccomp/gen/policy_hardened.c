@@ -164,8 +164,9 @@ static const gen_refusal_t HARDENED_REFUSED[] = {
     {"seccomp", "install seccomp filters of its own: each is JIT-compiled into the one space the "
                 "whole host has for unprivileged BPF code; ours is already in place"},
     /* CPU time outside the run's cgroup */
-    {"sched_setaffinity", "every move of a running task to another CPU is done by that CPU's "
-                          "migration thread, which belongs to no cgroup and preempts everything: "
+    {"sched_setaffinity", "every move of a running task to another CPU is done by a per-CPU "
+                          "stopper (migration) thread, which belongs to no cgroup and preempts "
+                          "everything: "
                           "four processes moving themselves took 1.65 CPUs of the host under a "
                           "1-CPU limit (red-team finding, session 15)"},
     /* memory hidden from the kernel */
@@ -228,15 +229,20 @@ static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {20 /* IPV6_ADD_MEMBERSHIP
                                                        46 /* MCAST_JOIN_SOURCE_GROUP */,
                                                        48 /* MCAST_MSFILTER */,
                                                        32 /* IPV6_FLOWLABEL_MGR */};
-/* SOL_UDP: UDP_ENCAP flips a host-wide static key too (the encapsulation receive path): ~22,000
- * IPIs a second from a loop of socket, UDP_ENCAP, close (red-team finding, session 15). */
-static const uint32_t HARDENED_UDP_REFUSED[] = {100 /* UDP_ENCAP */};
+/* SOL_UDP: UDP_ENCAP and UDP_GRO flip a host-wide static key too (the encapsulation receive
+ * path): ~22,000 IPIs a second from a loop of socket, UDP_ENCAP, close (red-team finding, session
+ * 15). The kernel takes both at level SOL_UDPLITE (136) as well, on a plain UDP socket (review
+ * finding: 80,000 IPIs in 3 s that way past a SOL_UDP-only refusal); UDP-Lite sockets themselves
+ * are refused, so nothing legitimate uses that level here. */
+static const uint32_t HARDENED_UDP_REFUSED[] = {100 /* UDP_ENCAP */, 104 /* UDP_GRO */};
 static const gen_gate_t HARDENED_SOCKOPT_MORE_GATES[] = {
     {0 /* IPPROTO_IP */, HARDENED_IP_MCAST_REFUSED,
      sizeof(HARDENED_IP_MCAST_REFUSED) / sizeof(HARDENED_IP_MCAST_REFUSED[0])},
     {41 /* IPPROTO_IPV6 */, HARDENED_IPV6_MCAST_REFUSED,
      sizeof(HARDENED_IPV6_MCAST_REFUSED) / sizeof(HARDENED_IPV6_MCAST_REFUSED[0])},
     {17 /* SOL_UDP */, HARDENED_UDP_REFUSED,
+     sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0])},
+    {136 /* SOL_UDPLITE */, HARDENED_UDP_REFUSED,
      sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0])},
 };
 
@@ -245,7 +251,11 @@ static const gen_gate_t HARDENED_SOCKOPT_MORE_GATES[] = {
  * host's page deduplication: where KSM runs, two sandboxes whose pages merge can time the
  * copy-on-write of a shared page, a channel between them (and a probe for what other KSM users
  * hold), and the host's ksmd scans their memory on no cgroup's account. */
-static const uint32_t HARDENED_PRCTL_REFUSED[] = {22 /* PR_SET_SECCOMP */,
+/* PR_SCHED_CORE (core scheduling, where the kernel has it: CONFIG_SCHED_CORE on an SMT host):
+ * creating a cookie flips a host-wide static key and takes every CPU's run-queue lock, and the
+ * disable runs on a shared workqueue, the pattern of the timestamp keys below (review finding,
+ * session 15; not measurable on this kernel, which lacks it). */
+static const uint32_t HARDENED_PRCTL_REFUSED[] = {22 /* PR_SET_SECCOMP */, 62 /* PR_SCHED_CORE */,
                                                   67 /* PR_SET_MEMORY_MERGE */};
 
 /* MADV_MERGEABLE: the same KSM deduplication for one range. Advice, so a no-op that reports
@@ -294,7 +304,8 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .more_gates = HARDENED_SOCKOPT_MORE_GATES,
      .n_more_gates = sizeof(HARDENED_SOCKOPT_MORE_GATES) / sizeof(HARDENED_SOCKOPT_MORE_GATES[0]),
      .why = "SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF: BPF programs use up the host's JIT "
-            "limit; SO_TIMESTAMP*, UDP_ENCAP: host-wide static keys flipped on a shared kernel "
+            "limit; SO_TIMESTAMP*, UDP_ENCAP, UDP_GRO (SOL_UDP and SOL_UDPLITE): host-wide static "
+            "keys flipped on a shared kernel "
             "worker; IPv4/IPv6 multicast joins: a list searched under the host's RTNL lock; "
             "IPV6_FLOWLABEL_MGR: the host-wide flow label pool"},
     {.name = "prctl",
@@ -303,6 +314,7 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .n_deny = sizeof(HARDENED_PRCTL_REFUSED) / sizeof(HARDENED_PRCTL_REFUSED[0]),
      .when_arg = -1,
      .why = "PR_SET_SECCOMP: a filter of its own, against the host's JIT limit; "
+            "PR_SCHED_CORE: a host-wide static key and every run-queue lock; "
             "PR_SET_MEMORY_MERGE: KSM page sharing between sandboxes"},
     {.name = "fadvise64",
      .arg = 3,
