@@ -153,13 +153,15 @@ int asb_cgroup_detect(asb_cgroup_host_t *host, asb_error_t *err)
         /* nsdelegate (systemd mounts cgroup2 with it) makes the kernel refuse, with ENOENT, to
          * start a process in a cgroup outside the caller's cgroup namespace: clone3 into the
          * run's cgroup then failed with a bare "No such file or directory" (v2 guest finding,
-         * session 15). Named here instead, before anything is made. */
-        if (rc == 0 && missing == 0 && m.v2.outside_ns)
+         * session 15). Named here instead, before anything is made. Without nsdelegate the
+         * kernel allows it, and so do we. */
+        if (rc == 0 && missing == 0 && m.v2.outside_ns && m.v2.nsdelegate)
             return asb_err(err, -EXDEV,
                            "cgroup: the cgroup2 mount at %s is the host's, above this process's "
-                           "cgroup namespace (mountinfo root \"/..\"): the kernel refuses to "
-                           "start runs in it from here; mount cgroup2 again inside the namespace "
-                           "(with this process in a child cgroup of its root), or run outside it",
+                           "cgroup namespace (mountinfo root \"/..\", nsdelegate): the kernel "
+                           "refuses to start runs in it from here; mount the namespace's own "
+                           "cgroup2 (with this process in a child cgroup of its root), or run "
+                           "outside the namespace",
                            m.v2.mount);
         if (rc == 0 && missing == 0) {
             rc = asb_cgroup_host_init_v2(host, m.v2.mount, avail, err);

@@ -311,8 +311,14 @@ int asb_cgroup_mounts_add_line(asb_cgroup_mounts_t *m, const char *line, size_t 
 
     if (v2) {
         /* cgroup2 lists its controllers in cgroup.controllers, not in the mount options; the
-         * caller reads that file. */
-        if (!m->has_v2) {
+         * caller reads that file. A mount inside our cgroup namespace beats one above it: a
+         * caller that mounted its namespace's own cgroup2 still sees the host's, listed first
+         * (review finding, session 15). */
+        size_t op = 0;
+        span_t opt;
+        while (next_token(superopts.p, superopts.n, &op, ",", &opt))
+            cand.nsdelegate = cand.nsdelegate || span_eq(opt, "nsdelegate");
+        if (!m->has_v2 || (m->v2.outside_ns && !cand.outside_ns)) {
             m->has_v2 = true;
             m->v2 = cand;
         }

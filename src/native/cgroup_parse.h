@@ -35,9 +35,13 @@ typedef struct asb_cgroup_mount {
     /* The mount shows a cgroup above the reader's cgroup namespace root (mountinfo root "/.."
      * or "/../..."): a caller in a cgroup namespace of its own looking at the host's mount. */
     bool outside_ns;
+    bool nsdelegate; /* cgroup2 mounted with nsdelegate: the kernel then refuses to move or
+                      * clone a process into a cgroup outside the caller's namespace */
 } asb_cgroup_mount_t;
 
-/* What a mountinfo scan found: the first cgroup2 mount, and one mount per v1 hierarchy that carries
+/* What a mountinfo scan found: the first cgroup2 mount (the first inside the reader's cgroup
+ * namespace when there is one: a namespace's own mount made after the host's), and one mount per
+ * v1 hierarchy that carries
  * at least one controller we use (first mount of each hierarchy wins; co-mounted "cpu,cpuacct" is
  * one hierarchy with two bits). */
 typedef struct asb_cgroup_mounts {

@@ -107,7 +107,21 @@ static void test_mountinfo_outside_cgroup_namespace(void **state)
         assert_true(m.has_v2);
         if (m.v2.outside_ns != outside[i])
             fail_msg("root '%s': outside_ns %d, want %d", roots[i], m.v2.outside_ns, outside[i]);
+        assert_true(m.v2.nsdelegate);
     }
+    /* Without nsdelegate the kernel lets a run start above the namespace: not flagged. */
+    static const char plain[] = "26 24 0:23 /.. /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+    asb_cgroup_mounts_t m;
+    asb_cgroup_mounts_scan(&m, S(plain));
+    assert_true(m.v2.outside_ns);
+    assert_false(m.v2.nsdelegate);
+    /* The namespace's own cgroup2, mounted after the host's (listed second), is the one used. */
+    static const char both[] = "26 24 0:23 /.. /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n"
+                               "90 80 0:23 / /tmp/cg rw - cgroup2 cgroup2 rw,nsdelegate\n"
+                               "91 80 0:23 /.. /other rw - cgroup2 cgroup2 rw,nsdelegate\n";
+    asb_cgroup_mounts_scan(&m, S(both));
+    assert_string_equal(m.v2.mount, "/tmp/cg");
+    assert_false(m.v2.outside_ns);
 }
 
 static void test_mountinfo_malformed(void **state)
