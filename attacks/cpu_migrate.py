@@ -1,5 +1,5 @@
 """Move 4 spinning processes between CPUs for 1.5 s: every move of a running task is done by the
-target CPU's migration thread, a kernel thread outside every cgroup (red-team finding, session
+per-CPU stopper (migration) thread, a kernel thread outside every cgroup (red-team finding, session
 15). Prints how many moves were made, or that the kernel refused them."""
 import os
 import time

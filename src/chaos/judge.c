@@ -560,7 +560,7 @@ static asb_chaos_verdict_t j_cpu(const asb_chaos_obs_t *o, const asb_result_t *r
 }
 
 /* Processes that move themselves between CPUs (sched_setaffinity) while they spin: each move of
- * a running task is done by the target CPU's migration thread, a kernel thread of no cgroup that
+ * a running task is done by a per-CPU stopper (migration) thread, a kernel thread of no cgroup that
  * preempts everything, so the run's CPU use escapes its limit (red-team finding, session 15: 1.65
  * CPUs under a 1-CPU limit). Evidence: the host's migration threads' own CPU time across the run
  * (exclusive), read by the harness. The program's count only says whether it tried: a run that

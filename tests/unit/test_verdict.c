@@ -180,6 +180,20 @@ static void test_precedence(void **state)
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OUTPUT_LIMIT);
     assert_true(res.stdout_truncated);
     asb_result_free(&res);
+    /* output_limit from the supervisor's report alone, and from the host's stderr capture. */
+    json_t *capped = json_pack("{s:i, s:i, s:b, s:b}", "exit_code", 0, "signal", 0, "output_limit",
+                               1, "stderr_truncated", 1);
+    ev = honest(capped, 0);
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_OUTPUT_LIMIT);
+    assert_true(res.stderr_truncated);
+    assert_false(res.stdout_truncated);
+    asb_result_free(&res);
+    ev = honest(rep, 0);
+    ev.stderr_capped = true;
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_OUTPUT_LIMIT);
+    assert_true(res.stderr_truncated);
+    asb_result_free(&res);
+    json_decref(capped);
     json_decref(all);
     json_decref(rep);
 }
@@ -225,6 +239,18 @@ static void test_oom_only_from_the_cgroup(void **state)
     assert_true(res.cpu_time_s > 0.24 && res.cpu_time_s < 0.26);
     assert_int_equal(res.memory_peak_bytes, 4096);
     asb_result_free(&res);
+    /* Without a cgroup (a weakened run) the CPU time is the report's; max RSS always is. */
+    ev.cg_created = false;
+    ev.cgroup.cpu_usage_ns = 0;
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_COMPLETED);
+    assert_true(res.cpu_time_s > 98.9 && res.cpu_time_s < 99.1);
+    asb_result_free(&res);
+    json_t *rss = report(0, 0); /* max_rss_kb 1000 */
+    ev = honest(rss, 0);
+    decide(&ev, &res);
+    assert_int_equal(res.max_rss_kb, 1000);
+    asb_result_free(&res);
+    json_decref(rss);
     json_decref(k9);
     json_decref(k15);
     json_decref(cpu);
