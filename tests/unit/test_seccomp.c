@@ -325,6 +325,7 @@ SOCKOPT_PROBE(probe_udp_gro, 17 /* SOL_UDP */, 104 /* UDP_GRO */)
 SOCKOPT_PROBE(probe_udplite_encap, 136 /* SOL_UDPLITE */, 100 /* UDP_ENCAP */)
 SOCKOPT_PROBE(probe_udplite_gro, 136 /* SOL_UDPLITE */, 104 /* UDP_GRO */)
 SOCKOPT_PROBE(probe_udp_cork, 17 /* SOL_UDP */, 1 /* UDP_CORK */)
+SOCKOPT_PROBE(probe_udplite_cork, 136 /* SOL_UDPLITE */, 1 /* UDP_CORK */)
 
 static int probe_prctl_sched_core(void)
 {
@@ -842,6 +843,7 @@ static void test_docker_default_specific(void **state)
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
         {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, ALLOWED, EBADF},
         {"setsockopt(SOL_UDPLITE, UDP_GRO)", probe_udplite_gro, ALLOWED, EBADF},
+        {"setsockopt(SOL_UDPLITE, UDP_CORK)", probe_udplite_cork, ALLOWED, EBADF},
         {"ioctl(SIOCGSTAMP)", probe_siocgstamp, ALLOWED, EBADF},
         {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, ALLOWED, EBADF},
         {"sched_setaffinity", probe_sched_setaffinity, ALLOWED, 0},
@@ -884,6 +886,8 @@ static void test_hardened_specific(void **state)
         {"setsockopt(SOL_UDPLITE, UDP_ENCAP)", probe_udplite_encap, REFUSED, EPERM},
         {"setsockopt(SOL_UDPLITE, UDP_GRO)", probe_udplite_gro, REFUSED, EPERM},
         {"setsockopt(SOL_UDP, UDP_CORK)", probe_udp_cork, ALLOWED, EBADF},
+        /* the whole SOL_UDPLITE level (a gate with refuse_all) */
+        {"setsockopt(SOL_UDPLITE, UDP_CORK)", probe_udplite_cork, REFUSED, EPERM},
         {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, REFUSED, EPERM},
         {"ioctl(SIOCGSTAMP)", probe_siocgstamp, REFUSED, EPERM},
         {"ioctl(SIOCGSTAMPNS)", probe_siocgstampns, REFUSED, EPERM},

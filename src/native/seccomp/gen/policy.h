@@ -53,11 +53,14 @@ typedef struct gen_arg_refusal {
     size_t n_more_gates;
 } gen_arg_refusal_t;
 
-/* One more value of an argument refusal's gating argument, and what it denies. */
+/* One more value of an argument refusal's gating argument, and what it denies: the listed values,
+ * or with refuse_all every value (then deny is NULL and n_deny 0: one comparison in the filter
+ * instead of a partition of the argument's range per denied value). */
 typedef struct gen_gate {
     uint32_t value;
     const uint32_t *deny;
     size_t n_deny;
+    bool refuse_all;
 } gen_gate_t;
 
 /* A call allowed only while none of `mask`'s bits is set in argument `arg`. */

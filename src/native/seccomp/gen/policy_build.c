@@ -211,6 +211,8 @@ static int add_arg_refusal(scmp_filter_ctx ctx, const gen_arg_refusal_t *r, char
     if (rc < 0)
         return rc;
     for (size_t g = 0; g <= r->n_more_gates; g++) {
+        if (g > 0 && r->more_gates[g - 1].refuse_all)
+            continue; /* no allow rule at all: the default action refuses every value */
         struct scmp_arg_cmp pre = {.arg = (unsigned)r->when_arg,
                                    .op = SCMP_CMP_MASKED_EQ,
                                    .datum_a = 0xffffffffu,
@@ -273,7 +275,9 @@ static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, 
             r->n_more_gates == 0 ||
             (r->when_arg >= 0 && r->n_more_gates <= GEN_MAX_GATES && !r->noop && !r->refuse_errno);
         for (size_t g = 0; gates_ok && g < r->n_more_gates; g++)
-            gates_ok = r->more_gates[g].n_deny > 0 && r->more_gates[g].value != r->when_value;
+            gates_ok = (r->more_gates[g].refuse_all ? r->more_gates[g].n_deny == 0
+                                                    : r->more_gates[g].n_deny > 0) &&
+                       r->more_gates[g].value != r->when_value;
         if (r->n_deny == 0 || r->arg > 5 || r->when_arg > 5 || (int)r->arg == r->when_arg ||
             !gates_ok || (r->noop && r->refuse_errno) || r->refuse_errno < 0 ||
             r->refuse_errno > 4095)

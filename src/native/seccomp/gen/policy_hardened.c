@@ -237,13 +237,13 @@ static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {20 /* IPV6_ADD_MEMBERSHIP
 static const uint32_t HARDENED_UDP_REFUSED[] = {100 /* UDP_ENCAP */, 104 /* UDP_GRO */};
 static const gen_gate_t HARDENED_SOCKOPT_MORE_GATES[] = {
     {0 /* IPPROTO_IP */, HARDENED_IP_MCAST_REFUSED,
-     sizeof(HARDENED_IP_MCAST_REFUSED) / sizeof(HARDENED_IP_MCAST_REFUSED[0])},
+     sizeof(HARDENED_IP_MCAST_REFUSED) / sizeof(HARDENED_IP_MCAST_REFUSED[0]), false},
     {41 /* IPPROTO_IPV6 */, HARDENED_IPV6_MCAST_REFUSED,
-     sizeof(HARDENED_IPV6_MCAST_REFUSED) / sizeof(HARDENED_IPV6_MCAST_REFUSED[0])},
+     sizeof(HARDENED_IPV6_MCAST_REFUSED) / sizeof(HARDENED_IPV6_MCAST_REFUSED[0]), false},
     {17 /* SOL_UDP */, HARDENED_UDP_REFUSED,
-     sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0])},
-    {136 /* SOL_UDPLITE */, HARDENED_UDP_REFUSED,
-     sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0])},
+     sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0]), false},
+    /* every option: UDP-Lite sockets are refused, so nothing legitimate sets this level */
+    {136 /* SOL_UDPLITE */, NULL, 0, true},
 };
 
 /* PR_SET_SECCOMP installs a filter through prctl(2): the same JIT counter (seccomp(2) itself is
@@ -304,7 +304,8 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .more_gates = HARDENED_SOCKOPT_MORE_GATES,
      .n_more_gates = sizeof(HARDENED_SOCKOPT_MORE_GATES) / sizeof(HARDENED_SOCKOPT_MORE_GATES[0]),
      .why = "SO_ATTACH_FILTER, SO_ATTACH_REUSEPORT_CBPF: BPF programs use up the host's JIT "
-            "limit; SO_TIMESTAMP*, UDP_ENCAP, UDP_GRO (SOL_UDP and SOL_UDPLITE): host-wide static "
+            "limit; SO_TIMESTAMP*, UDP_ENCAP, UDP_GRO (SOL_UDP; every SOL_UDPLITE option): "
+            "host-wide static "
             "keys flipped on a shared kernel "
             "worker; IPv4/IPv6 multicast joins: a list searched under the host's RTNL lock; "
             "IPV6_FLOWLABEL_MGR: the host-wide flow label pool"},
