@@ -9,10 +9,12 @@
 #include <stdint.h>
 
 enum {
-    ASB_CHAOS_WATCH = 1u << 0,     /* run the /proc watcher */
-    ASB_CHAOS_WATCH_FDS = 1u << 1, /* ... and let it read fd tables */
-    ASB_CHAOS_EXCLUSIVE = 1u << 2, /* runs alone: its evidence is a host-wide measurement */
-    ASB_CHAOS_AFTER = 1u << 3,     /* check for survivors and a live marker after the run */
+    ASB_CHAOS_WATCH = 1u << 0,           /* run the /proc watcher */
+    ASB_CHAOS_WATCH_FDS = 1u << 1,       /* ... and let it read fd tables */
+    ASB_CHAOS_EXCLUSIVE = 1u << 2,       /* runs alone: its evidence is a host-wide measurement */
+    ASB_CHAOS_AFTER = 1u << 3,           /* check for survivors and a live marker after the run */
+    ASB_CHAOS_WATCH_MIGRATION = 1u << 4, /* ... and read the host's migration threads' CPU time
+                                          * before and after the run (a /proc scan each) */
 };
 
 typedef struct asb_chaos_attack {

@@ -167,7 +167,8 @@ void asb_chaos_run_one(const asb_chaos_attack_t *a, const asb_chaos_target_t *t,
     asb_chaos_watcher_t wt;
     bool watching = false;
     if (a->flags & ASB_CHAOS_WATCH) {
-        if (asb_chaos_watch_start(&wt, o.nonce, a->flags & ASB_CHAOS_WATCH_FDS, &err) < 0) {
+        if (asb_chaos_watch_start(&wt, o.nonce, a->flags & ASB_CHAOS_WATCH_FDS,
+                                  a->flags & ASB_CHAOS_WATCH_MIGRATION, &err) < 0) {
             fail(out, "watcher", &err);
             goto out;
         }

@@ -62,7 +62,10 @@ typedef struct asb_chaos_watcher {
 /* Now, in the units of /proc/PID/stat's start time (clock ticks since boot), rounded up. */
 unsigned long long asb_chaos_now_ticks(void);
 
-int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, asb_error_t *err);
+/* fds: also read fd tables; migration: also read the migration threads' CPU time at the start and
+ * the stop (otherwise migr_*_ticks stay -1). */
+int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, bool migration,
+                          asb_error_t *err);
 void asb_chaos_watch_stop(asb_chaos_watcher_t *wt, asb_chaos_watch_t *out);
 
 /* Count host processes of the run: its nonce in their command line, or (anchors from a watcher

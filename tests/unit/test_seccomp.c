@@ -319,6 +319,7 @@ SOCKOPT_PROBE(probe_so_timestamping, SOL_SOCKET, 37 /* SO_TIMESTAMPING_OLD */)
 SOCKOPT_PROBE(probe_so_timestamp_new, SOL_SOCKET, 63 /* SO_TIMESTAMP_NEW */)
 SOCKOPT_PROBE(probe_so_timestampns_new, SOL_SOCKET, 64 /* SO_TIMESTAMPNS_NEW */)
 SOCKOPT_PROBE(probe_so_timestamping_new, SOL_SOCKET, 65 /* SO_TIMESTAMPING_NEW */)
+SOCKOPT_PROBE(probe_ipv6_flowlabel_mgr, 41 /* IPPROTO_IPV6 */, 32 /* IPV6_FLOWLABEL_MGR */)
 SOCKOPT_PROBE(probe_udp_encap, 17 /* SOL_UDP */, 100 /* UDP_ENCAP */)
 SOCKOPT_PROBE(probe_udp_gro, 17 /* SOL_UDP */, 104 /* UDP_GRO */)
 /* The kernel takes UDP options at SOL_UDPLITE too, on a plain UDP socket (review finding). */
@@ -333,34 +334,17 @@ static int probe_prctl_sched_core(void)
     return result(prctl(62 /* PR_SCHED_CORE */, 0 /* GET */, 0x7ffffff0, 0 /* PIDTYPE_PID */, 0));
 }
 
-static int probe_ipv6_flowlabel_mgr(void)
-{
-    return probe_sockopt(41 /* IPPROTO_IPV6 */, 32 /* IPV6_FLOWLABEL_MGR */);
-}
-
-static int probe_siocgstamp(void)
-{
-    long long ts[2];
-    return result(ioctl(-1, 0x8906 /* SIOCGSTAMP_OLD */, ts)); /* control: EBADF */
-}
-
-static int probe_siocgstampns(void)
-{
-    long long ts[2];
-    return result(ioctl(-1, 0x8907 /* SIOCGSTAMPNS_OLD */, ts)); /* control: EBADF */
-}
-
-static int probe_siocgstamp_new(void)
-{
-    long long ts[2];
-    return result(ioctl(-1, 0x80108906 /* SIOCGSTAMP_NEW */, ts)); /* control: EBADF */
-}
-
-static int probe_siocgstampns_new(void)
-{
-    long long ts[2];
-    return result(ioctl(-1, 0x80108907 /* SIOCGSTAMPNS_NEW */, ts)); /* control: EBADF */
-}
+/* The SIOCGSTAMP family on no socket: EBADF without a filter. */
+#define STAMP_IOCTL_PROBE(fn, cmd)                                                                 \
+    static int fn(void)                                                                            \
+    {                                                                                              \
+        long long ts[2];                                                                           \
+        return result(ioctl(-1, cmd, ts));                                                         \
+    }
+STAMP_IOCTL_PROBE(probe_siocgstamp, 0x8906 /* SIOCGSTAMP_OLD */)
+STAMP_IOCTL_PROBE(probe_siocgstampns, 0x8907 /* SIOCGSTAMPNS_OLD */)
+STAMP_IOCTL_PROBE(probe_siocgstamp_new, 0x80108906 /* SIOCGSTAMP_NEW */)
+STAMP_IOCTL_PROBE(probe_siocgstampns_new, 0x80108907 /* SIOCGSTAMPNS_NEW */)
 
 /* To the CPUs it already has: the kernel does the same work whether or not the mask changes. */
 static int probe_sched_setaffinity(void)
