@@ -108,6 +108,7 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     if (res->exit_code < 0 || mirror != res->exit_code) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, "exit report disagrees with the supervisor's exit status");
+        res->exit_code = -1; /* neither is believed: no exit code in the record */
         return;
     }
     res->status = ASB_STATUS_COMPLETED;

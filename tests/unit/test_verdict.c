@@ -63,6 +63,7 @@ static void test_completed_needs_agreement(void **state)
     ev = honest(liar, 3);
     decide(&ev, &res);
     assert_error(&res, "disagrees");
+    assert_int_equal(res.exit_code, -1); /* neither the report's 0 nor anything else */
     asb_result_free(&res);
     /* The caller reaped the supervisor (status lost): the report alone, but never a negative
      * exit code. */

@@ -141,7 +141,7 @@ static void send_exit(int ctl, run_state_t *st, stream_t *out, stream_t *err)
     int code = -1, sig = 0;
     if (st->workload_done) {
         if (WIFEXITED(st->workload_status))
-            code = WEXITSTATUS(st->workload_status);
+            code = WEXITSTATUS(st->workload_status) + (SUP_TAMPERED(EXIT) ? 1 : 0);
         else if (WIFSIGNALED(st->workload_status))
             sig = WTERMSIG(st->workload_status);
     }
@@ -349,7 +349,21 @@ int main(int argc, char **argv)
         kill_all(&st);
         return fatal(&spec, "malformed attestation");
     }
-    sup_send_msg(ctl, spec.nonce, "attest", &ao);
+    if (SUP_TAMPERED(NONCE)) {
+        /* Another run's nonce: the host must not take this for our attestation. Should it send
+         * the job all the same, the run goes on (and the test sees it complete); else we end. */
+        char other[sizeof(spec.nonce)];
+        snprintf(other, sizeof(other), "%s", spec.nonce);
+        other[0] = other[0] == '0' ? '1' : '0';
+        sup_send_msg(ctl, other, "attest", &ao);
+        struct pollfd jp = {.fd = ctl, .events = POLLIN};
+        if (poll(&jp, 1, 2000) <= 0) {
+            kill_all(&st);
+            return fatal(&spec, "tampered supervisor: no job came for a mis-tagged attestation");
+        }
+    } else {
+        sup_send_msg(ctl, spec.nonce, "attest", &ao);
+    }
 
     /* Prepared: everything above is the sandbox, its workload process with every control in
      * force and attested, made before anyone knew what would run in it (a pool prepares it

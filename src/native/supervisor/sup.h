@@ -11,6 +11,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Test builds only: asb-supervisor-tamper-<what> (CMakeLists.txt) are this supervisor with one
+ * promise broken, so that tests/integration/test_attest_tamper.c can show the host refusing the
+ * run end to end. The real supervisor is built without ASB_TEST_TAMPER, so every check below is
+ * a constant false there and compiles to nothing. */
+#define SUP_TAMPER_SECCOMP 1  /* the workload loads no seccomp filter */
+#define SUP_TAMPER_CAPS 2     /* the workload keeps its capability bounding set */
+#define SUP_TAMPER_LANDLOCK 3 /* the workload skips Landlock */
+#define SUP_TAMPER_NONCE 4    /* the attestation is tagged with another run's nonce */
+#define SUP_TAMPER_EXIT 5     /* the exit report names another exit code than the one seen */
+#ifndef ASB_TEST_TAMPER
+#define ASB_TEST_TAMPER 0
+#endif
+#define SUP_TAMPERED(what) (ASB_TEST_TAMPER == SUP_TAMPER_##what)
+
 typedef struct sup_file_in {
     char *name;
     int fd;

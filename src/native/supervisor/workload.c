@@ -66,7 +66,7 @@ static int drop_privileges(const sup_spec_t *spec, asb_error_t *err)
 {
     uint64_t keep = spec->caps == ASB_CAPS_DOCKER_DEFAULT ? spec->caps_keep : 0;
     int last = last_cap();
-    for (int c = 0; c <= last; c++)
+    for (int c = 0; c <= last && !SUP_TAMPERED(CAPS); c++)
         if (!(keep & (1ull << c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
             return asb_err_sys(err, errno, "drop bounding cap %d", c);
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
@@ -380,7 +380,7 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
      * CAP_SYS_ADMIN in our namespace. */
     if (!spec->landlock && spec->landlock_scope && sup_landlock_scope_only(&err) < 0)
         fail(att, "error:", err.message, 125);
-    if (!spec->no_new_privs && spec->seccomp != ASB_SECCOMP_NONE) {
+    if (!spec->no_new_privs && spec->seccomp != ASB_SECCOMP_NONE && !SUP_TAMPERED(SECCOMP)) {
         if (asb_seccomp_install(spec->seccomp, &err) < 0)
             fail(att, "error:", err.message, 125);
         seccomp_done = true;
@@ -389,12 +389,13 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "error:", err.message, 125);
     if (spec->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         fail(att, "error:", "no_new_privs", 125);
-    if (spec->landlock && sup_landlock_restrict(spec, workspace, &err) < 0)
+    if (spec->landlock && !SUP_TAMPERED(LANDLOCK) &&
+        sup_landlock_restrict(spec, workspace, &err) < 0)
         fail(att, "error:", err.message, 125);
     /* Under the main filter, not on it: hardened's own filter refuses seccomp(2) itself. */
     if (spec->memfd_refuse && asb_seccomp_install_memfd_refuse(&err) < 0)
         fail(att, "error:", err.message, 125);
-    if (!seccomp_done && asb_seccomp_install(spec->seccomp, &err) < 0)
+    if (!seccomp_done && !SUP_TAMPERED(SECCOMP) && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */

@@ -1,0 +1,148 @@
+/* test_attest_tamper.c - the host refuses a sandbox whose supervisor breaks a promise, end to end.
+ *
+ * Each case runs a real sandbox whose PID 1 is the supervisor built with one promise broken
+ * (asb-supervisor-tamper-<what>, src/native/supervisor/sup.h): the workload skips its seccomp
+ * filter, keeps its capability bounding set or skips Landlock, the attestation is tagged with
+ * another run's nonce, or the exit report names another exit code than the supervisor's own
+ * exit status. What the kernel then reports from inside is the truth, so the attestation says
+ * so, and the host must refuse: status sandbox_error, and for every broken control the program
+ * never runs (it would print a marker the host captures itself). A control case with the real
+ * supervisor shows the same program does print it. Needs root. */
+#include "rt_common.h"
+
+#define MARK "TAMPER-TEST-PROGRAM-RAN"
+
+static const char *build_dir(void)
+{
+    const char *b = getenv("ASB_BUILD_DIR");
+    return b && *b ? b : "build";
+}
+
+/* Run `sh -c script` under profile with the supervisor `variant` ("" = the real one). */
+static int run_with(const char *variant, const char *profile, const char *script, asb_result_t *res)
+{
+    char *sup = *variant ? rt_fmt("%s/asb-supervisor-tamper-%s", build_dir(), variant) : NULL;
+    if (sup) {
+        struct stat st;
+        if (stat(sup, &st) != 0)
+            fail_msg("%s is missing: the build makes it with this test", sup);
+        assert_int_equal(setenv("ASB_SUPERVISOR", sup, 1), 0);
+    } else {
+        assert_int_equal(unsetenv("ASB_SUPERVISOR"), 0);
+    }
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.argv = argv;
+    cfg.limits.timeout_s = 20;
+    asb_error_t err;
+    memset(&err, 0, sizeof(err));
+    int rc = asb_run(&cfg, res, &err);
+    unsetenv("ASB_SUPERVISOR");
+    free(sup);
+    rt_dump(*variant ? variant : "real supervisor", res);
+    return rc;
+}
+
+static void test_real_supervisor_runs_the_program(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    assert_int_equal(run_with("", "hardened", "echo " MARK, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_true(r.attestation.present && r.attestation.valid);
+    assert_true(rt_bytes_has(&r.out, MARK));
+    asb_result_free(&r);
+}
+
+/* A control the workload skipped: the attestation arrives, says so, and the run is refused
+ * before the program starts. */
+static void expect_refused(const char *variant, const char *profile, const char *field)
+{
+    asb_result_t r;
+    int rc = run_with(variant, profile, "echo " MARK, &r);
+    assert_true(rc < 0);
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_true(r.attestation.present);
+    assert_false(r.attestation.valid);
+    assert_non_null(r.attestation.mismatch);
+    if (!strstr(r.attestation.mismatch, field))
+        fail_msg("mismatch \"%s\" does not name %s", r.attestation.mismatch, field);
+    assert_non_null(r.error);
+    assert_non_null(strstr(r.error, "attestation refused"));
+    assert_false(rt_bytes_has(&r.out, MARK)); /* the program never ran */
+    asb_result_free(&r);
+}
+
+static void test_no_seccomp_is_refused(void **state)
+{
+    (void)state;
+    expect_refused("seccomp", "hardened", "Seccomp");
+}
+
+static void test_no_seccomp_is_refused_in_baseline(void **state)
+{
+    (void)state;
+    expect_refused("seccomp", "baseline", "Seccomp");
+}
+
+static void test_bounding_set_kept_is_refused(void **state)
+{
+    (void)state;
+    expect_refused("caps", "hardened", "CapBnd");
+}
+
+static void test_no_landlock_is_refused(void **state)
+{
+    (void)state;
+    expect_refused("landlock", "hardened", "Landlock enforced");
+}
+
+/* Tagged with another run's nonce, the attestation is not this run's: no job is sent (the
+ * tampered supervisor waits 2 s for one, runs it if it comes, and otherwise gives up). */
+static void test_attestation_of_another_run_is_ignored(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    int rc = run_with("nonce", "hardened", "echo " MARK, &r);
+    assert_true(rc < 0);
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_false(r.attestation.present);
+    assert_false(rt_bytes_has(&r.out, MARK));
+    asb_result_free(&r);
+}
+
+/* The program ran and exited 3; the report says 4 while the supervisor's exit status (which
+ * mirrors the program's) says 3: neither is believed. */
+static void test_exit_report_that_disagrees_is_refused(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    int rc = run_with("exit", "hardened", "echo " MARK "; exit 3", &r);
+    (void)rc;
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_true(r.attestation.present && r.attestation.valid);
+    assert_non_null(r.error);
+    assert_non_null(strstr(r.error, "exit report disagrees"));
+    assert_int_equal(r.exit_code, -1); /* the lie is not in the record */
+    asb_result_free(&r);
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("SKIP: tamper tests run real sandboxes and need root\n");
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        RT_TEST(test_real_supervisor_runs_the_program),
+        RT_TEST(test_no_seccomp_is_refused),
+        RT_TEST(test_no_seccomp_is_refused_in_baseline),
+        RT_TEST(test_bounding_set_kept_is_refused),
+        RT_TEST(test_no_landlock_is_refused),
+        RT_TEST(test_attestation_of_another_run_is_ignored),
+        RT_TEST(test_exit_report_that_disagrees_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
