@@ -73,6 +73,14 @@ static long task_for(const asb_bench_suite_t *suite, const asb_bench_submission_
 static int load_samples(const asb_bench_suite_t *suite, char *text, asb_bench_submission_t *sub,
                         asb_error_t *err)
 {
+    /* A completion continues a HumanEval prompt (code). A suite's prompt is a task description
+     * in prose: prompt + completion was never valid source, and every correct candidate failed
+     * without a word (QA finding). */
+    if (!suite->format || strcmp(suite->format, "humaneval") != 0)
+        return asb_err(err, -EINVAL,
+                       "a .jsonl samples file (task_id + completion) completes HumanEval prompts, "
+                       "and this suite is not one (--format humaneval): give a .json object of "
+                       "task id -> source, or a directory");
     char *cur = text, *l;
     size_t line = 0;
     while ((l = asb_bench_next_line(&cur)) != NULL) {

@@ -326,6 +326,13 @@ static void test_submission_json_and_dir(void **state)
     assert_string_equal(sub.per_task[0].files[0].name, "solution.py");
     assert_string_equal(sub.per_task[0].files[0].content, "SRC");
     asb_bench_submission_free(&sub);
+    /* A samples file completes HumanEval prompts; against a suite (prose prompts) it is refused
+     * instead of every candidate failing as prose + code (QA finding). */
+    char samples[160];
+    snprintf(samples, sizeof(samples), "%s/sub.jsonl", g_dir);
+    write_file(samples, "{\"task_id\":\"t/one\",\"completion\":\"SRC\"}\n", false);
+    assert_true(asb_bench_submission_load(&s, samples, &sub, &err) < 0);
+    assert_non_null(strstr(err.message, "completes HumanEval prompts"));
     write_file(path, "{\"t/one\":{\"../x\":\"A\"}}", false);
     assert_true(asb_bench_submission_load(&s, path, &sub, &err) < 0);
 
