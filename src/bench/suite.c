@@ -362,6 +362,13 @@ static int parse_task(json_t *obj, const char *path, asb_bench_task_t *t, asb_er
         strcmp(t->entry_file + ef - 3, ".py") != 0)
         return asb_err(err, -EINVAL, "%s.entry_file: expected a plain file name ending in .py",
                        path);
+    /* The candidate phase runs `python3 -I <entry_file>`: "-c.py" would be an option, and the
+     * candidate never ran there (QA finding). */
+    if (t->entry_file[0] == '-')
+        return asb_err(err, -EINVAL,
+                       "%s.entry_file: '%.200s' begins with '-', which python would read as an "
+                       "option",
+                       path, t->entry_file);
     if (!asb_bench_valid_entry_point(t->entry_point, &why))
         return asb_err(err, -EINVAL, "%s.entry_point: '%.200s' %s", path, t->entry_point, why);
     if (!t->difficulty && !(t->difficulty = strdup("unknown")))

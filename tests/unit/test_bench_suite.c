@@ -93,6 +93,9 @@ static void test_errors_name_the_field(void **state)
     expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"../x.py\","
                        "\"entry_point\":\"f\"}"),
                  "$.tasks[0].entry_file");
+    expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"-c.py\","
+                       "\"entry_point\":\"f\"}"),
+                 "$.tasks[0].entry_file: '-c.py' begins with '-'");
     expect_error(SUITE("{\"id\":\"a\",\"prompt\":\"p\",\"entry_file\":\"s.py\","
                        "\"entry_point\":\"f()\"}"),
                  "$.tasks[0].entry_point");
