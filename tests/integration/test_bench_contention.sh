@@ -113,4 +113,25 @@ for t in ["busy%d" % i for i in range(4)]:
     assert rows[t]["verdict"] == "pass", (t, rows[t]["verdict"], rows[t]["reason"])
 print("ok   the busy rows pass")
 PY
+# 3. The subprocess lane, same suite: its CPU time is what wait4 saw, and after a timeout the
+# grader driver's candidate process (a grandchild, left to init by the kill) is not in it, so a
+# starved honest row read as one that waited and was never graded again: it failed at --jobs 8
+# and passed at --jobs 1 (QA finding). Such rows are graded again like any other now.
+"$CLI" bench "$work/suite.json" --submission "$work/sub.json" --sandbox subprocess \
+    --jobs 8 --out "$work/out3.json" 2>"$work/err" || {
+    echo "FAIL: bench (subprocess lane) exited $?: $(cat "$work/err")"
+    exit 1
+}
+$PY - "$work/out3.json" <<'PY'
+import json, sys
+rows = {r["task_id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+for t in ("honest0", "honest1"):
+    r = rows[t]
+    assert r["verdict"] == "pass", (t, r["verdict"], r["reason"], r.get("first_reason"))
+    print("ok   subprocess lane: %s passes beside six spinners at --jobs 8%s" % (
+        t, " (graded again alone after: %s)" % r["first_reason"] if r.get("regraded_alone") else ""))
+for t in ["spin%d" % i for i in range(6)]:
+    assert rows[t]["verdict"] == "fail", (t, rows[t]["verdict"], rows[t]["reason"])
+print("ok   subprocess lane: the spinners fail")
+PY
 echo PASS
