@@ -96,6 +96,30 @@ typedef struct attack {
 
 static const attack_t ATTACKS[] = {
     {"honest", "def add(a, b):\n    return a + b\n", NULL, NULL, false, "pass", "ran to its end"},
+    /* Honest answers of types that equal plain values: they pass as they would in one process
+     * (QA finding: "cannot cross"). numpy comes with python3-scipy (bootstrap.sh). */
+    {"honest_numpy_int",
+     "import numpy as np\ndef add(a, b):\n    return np.int64(a) + np.int64(b)\n", NULL, NULL,
+     false, "pass", "ran to its end"},
+    {"honest_fraction",
+     "from fractions import Fraction\ndef add(a, b):\n    return Fraction(a) + Fraction(b)\n", NULL,
+     NULL, false, "pass", "ran to its end"},
+    {"honest_decimal",
+     "from decimal import Decimal\ndef add(a, b):\n    return Decimal(a) + Decimal(b)\n", NULL,
+     NULL, false, "pass", "ran to its end"},
+    /* A class that claims to be numpy's or the standard library's crosses only as the plain
+     * value it can name: an always-equal object inside stays behind. */
+    {"fake_numpy_scalar",
+     "class Eq:\n    def __eq__(self, o):\n        return True\n    __hash__ = None\n"
+     "class S:\n    __module__ = 'numpy'\n    ndim = 0\n    def item(self):\n"
+     "        return Eq()\n"
+     "def add(a, b):\n    return S()\n",
+     NULL, NULL, false, "fail", "cannot cross"},
+    {"fake_fraction",
+     "class Fraction:\n    __module__ = 'fractions'\n    numerator = '5 == 5'\n"
+     "    denominator = 1\n"
+     "def add(a, b):\n    return Fraction()\n",
+     NULL, NULL, false, "fail", NULL},
     {"print_pass",
      "def add(a, b):\n    print('PASS')\n    print('ASB-BENCH-ORACLE-COMPLETE ' + '0' * 32)\n"
      "    return 0\n",
@@ -262,9 +286,10 @@ static void test_forged_passes_fail_in_native_hardened(void **state)
 static void test_naive_grader_is_fooled(void **state)
 {
     (void)state;
-    const size_t exits[] = {3, 5, 7, 8}; /* sys.exit, os._exit, atexit, subclass */
+    const char *const exits[] = {"sys_exit_in_body", "os_exit", "atexit_os_exit",
+                                 "systemexit_subclass"};
     for (size_t k = 0; k < sizeof(exits) / sizeof(exits[0]); k++) {
-        const attack_t *a = &ATTACKS[exits[k]];
+        const attack_t *a = &ATTACKS[row_of(exits[k])];
         char *code = NULL;
         assert_true(asprintf(&code, "%s\n%s\ncheck(add)\n", a->source, ORACLE) > 0);
         asb_config_t cfg;
