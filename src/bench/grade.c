@@ -282,7 +282,11 @@ int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *t
 
     /* Phase 1: the candidate alone, in its own sandbox, which ends (and is destroyed) before
      * any oracle exists anywhere the lane can reach. */
-    const char *cand_argv[] = {py, "-I", task->entry_file, NULL};
+    /* -E -s, not -I: the script's directory stays first on sys.path, as in `python3 FILE` and
+     * in the grader, where the candidate's module is imported beside its own files; under -I a
+     * candidate of several files died at its first local import here, so this phase's checks
+     * (hang, flood, memory at import) never saw it run (QA finding). */
+    const char *cand_argv[] = {py, "-E", "-s", task->entry_file, NULL};
     int rc = run_phase(lane, task, cand, cand_argv, NULL, &res, &row->candidate, &err);
     asb_result_free(&res);
     if (rc < 0 && !row->candidate.ran) {

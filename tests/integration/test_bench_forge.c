@@ -107,6 +107,10 @@ static const attack_t ATTACKS[] = {
     {"honest_decimal",
      "from decimal import Decimal\ndef add(a, b):\n    return Decimal(a) + Decimal(b)\n", NULL,
      NULL, false, "pass", "ran to its end"},
+    /* Two files: the candidate phase runs it as `python3 FILE` would, its own directory on
+     * sys.path (under -I its first local import failed there: QA finding). */
+    {"honest_two_files", "from helper_mod import plus\ndef add(a, b):\n    return plus(a, b)\n",
+     "helper_mod.py", "def plus(a, b):\n    return a + b\n", false, "pass", "ran to its end"},
     /* A class that claims to be numpy's or the standard library's crosses only as the plain
      * value it can name: an always-equal object inside stays behind. */
     {"fake_numpy_scalar",
@@ -267,6 +271,9 @@ static void test_forged_passes_fail_in_native_hardened(void **state)
         printf("%-22s %-5s %s%s\n", ATTACKS[i].name, got, r->reason, ok ? "" : "   <-- WRONG");
         bad += !ok;
     }
+    const asb_bench_phase_t *two = &rep.rows[row_of("honest_two_files")].candidate;
+    assert_int_equal(two->status, ASB_STATUS_COMPLETED);
+    assert_int_equal(two->exit_code, 0);
     /* The hang, flood and fork bomb ended by their limits, with status recorded. */
     assert_int_equal(rep.rows[row_of("hang_in_body")].grader.status, ASB_STATUS_TIMEOUT);
     assert_int_equal(rep.rows[row_of("hang_at_import")].candidate.status, ASB_STATUS_TIMEOUT);
