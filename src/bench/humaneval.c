@@ -40,6 +40,12 @@ static int import_problem(json_t *o, size_t line, asb_bench_task_t *t, asb_error
     for (size_t i = 0; i < 5; i++)
         if (!vals[i])
             return asb_err(err, -EINVAL, "line %zu: %s: expected a string", line, names[i]);
+    /* As the suite format: an empty prompt or test is a broken problem, not a task every
+     * candidate fails (QA finding). */
+    for (size_t i = 1; i < 4; i += 2)
+        if (vals[i][strspn(vals[i], " \t\r\n")] == '\0')
+            return asb_err(err, -EINVAL, "line %zu: %s: expected a non-empty string", line,
+                           names[i]);
     const char *why;
     if (!asb_bench_valid_task_id(id, &why))
         return asb_err(err, -EINVAL, "line %zu: task_id '%.200s' %s", line, id, why);

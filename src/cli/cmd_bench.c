@@ -176,6 +176,10 @@ int cli_bench(int argc, char **argv)
     atomic_bool cancel;
     atomic_init(&cancel, false);
     a.opts.cancel = &cancel;
+    /* As `run --profile subprocess` says it (QA finding: the bench lane said nothing). */
+    if (strcmp(a.opts.lane.sandbox, "subprocess") == 0)
+        fprintf(stderr, "agent-sandbox: warning: the subprocess lane runs every candidate ON THE "
+                        "HOST with your privileges; it is not a sandbox\n");
     cli_sigwatch_t watch;
     cli_sigwatch_start(&watch, &cancel, strcmp(a.opts.lane.sandbox, "docker") == 0);
     int brc = asb_bench_run(&suite, &sub, &a.opts, &rep, &err);

@@ -387,6 +387,9 @@ if [[ $rc == 0 && $got == fail ]] && grep -q "warning: submission .* none of the
 else
     fail "bench empty submission: exit $rc, verdict $got: $(head -c 300 "$TMP/err")"
 fi
+grep -q "warning: the subprocess lane runs every candidate ON THE HOST" "$TMP/err" &&
+    pass "bench: the subprocess lane warns that candidates run on the host" ||
+    fail "bench --sandbox subprocess gave no host warning: $(head -c 300 "$TMP/err")"
 
 # ---- --json for any bytes ----
 "$CLI" run --json --code "import sys; sys.stdout.buffer.write(b'a\\xff\\x00b\\xc3'); sys.stderr.buffer.write(b'\\x00\\x01\\xfe')" \

@@ -272,6 +272,20 @@ static void test_humaneval_gzip_import(void **state)
     write_file(path, HE_LINE("HumanEval/0", "a") "{\"task_id\":\"x\"}\n", false);
     assert_true(asb_humaneval_load(path, &s, &err) < 0);
     assert_non_null(strstr(err.message, "line 2: prompt"));
+    /* An empty prompt or test is refused, as in the suite format (QA finding). */
+    write_file(path,
+               "{\"task_id\":\"HumanEval/0\",\"prompt\":\"def a(x):\\n\",\"canonical_solution\":"
+               "\"    return x\\n\",\"test\":\" \\n\",\"entry_point\":\"a\"}\n",
+               false);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "line 1: test: expected a non-empty string"));
+    write_file(path,
+               "{\"task_id\":\"HumanEval/0\",\"prompt\":\"\",\"canonical_solution\":"
+               "\"def a(x):\\n    return x\\n\",\"test\":\"def check(c):\\n    pass\\n\","
+               "\"entry_point\":\"a\"}\n",
+               false);
+    assert_true(asb_humaneval_load(path, &s, &err) < 0);
+    assert_non_null(strstr(err.message, "line 1: prompt: expected a non-empty string"));
     /* The same task_id twice is found (by sorting) and named with both problems. */
     snprintf(path, sizeof(path), "%s/dup.jsonl", g_dir);
     write_file(path,
