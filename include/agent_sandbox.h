@@ -178,6 +178,11 @@ typedef struct asb_result {
     double cpu_time_s;
     long max_rss_kb;
     uint64_t memory_peak_bytes; /* from the cgroup, 0 when not measured */
+    /* The run's memory reached its limit at least once (the cgroup's own counters; false when
+     * not measured): the kernel reclaimed then, and killed only if that failed. A timeout with
+     * it may be a program that spent its time at the limit (page cache dropped and read
+     * again) rather than computing. */
+    bool memory_limit_reached;
     bool timed_out;
     bool out_of_memory; /* from the cgroup's own OOM-kill counter, never from output */
     bool stdout_truncated, stderr_truncated;

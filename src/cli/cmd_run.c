@@ -294,14 +294,23 @@ static const char *print_human(const asb_result_t *r, int *lost_errno)
     for (char *p = status; *p; p++)
         if (*p >= 'a' && *p <= 'z')
             *p = (char)(*p - 32);
+    /* What the status alone hides (QA findings): a program that completed although one of its
+     * processes was OOM-killed (g++ reporting "Killed signal terminated program cc1plus"), and
+     * a timeout spent at the memory limit rather than computing. */
+    char note[96] = "";
+    if (r->status == ASB_STATUS_COMPLETED && r->out_of_memory)
+        snprintf(note, sizeof(note), " (a process of the run was OOM-killed)");
+    else if (r->status == ASB_STATUS_TIMEOUT && r->memory_limit_reached)
+        snprintf(note, sizeof(note), " (its memory reached the limit)");
     if (r->exit_code >= 0)
-        fprintf(stderr, "[%s/%s] exit=%d %.3fs %s\n", r->backend, r->profile, r->exit_code,
-                r->duration_s, status);
+        fprintf(stderr, "[%s/%s] exit=%d %.3fs %s%s\n", r->backend, r->profile, r->exit_code,
+                r->duration_s, status, note);
     else if (r->signal > 0)
-        fprintf(stderr, "[%s/%s] signal=%d %.3fs %s\n", r->backend, r->profile, r->signal,
-                r->duration_s, status);
+        fprintf(stderr, "[%s/%s] signal=%d %.3fs %s%s\n", r->backend, r->profile, r->signal,
+                r->duration_s, status, note);
     else /* the program never ran (or its end is unknown): no exit, no signal to show */
-        fprintf(stderr, "[%s/%s] %.3fs %s\n", r->backend, r->profile, r->duration_s, status);
+        fprintf(stderr, "[%s/%s] %.3fs %s%s\n", r->backend, r->profile, r->duration_s, status,
+                note);
     return lost;
 }
 

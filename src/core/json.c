@@ -197,6 +197,7 @@ json_t *asb_result_json(const asb_result_t *res)
     json_object_set_new(o, "cpu_time_s", json_real(res->cpu_time_s));
     json_object_set_new(o, "max_rss_kb", json_integer(res->max_rss_kb));
     json_object_set_new(o, "memory_peak_bytes", json_integer((json_int_t)res->memory_peak_bytes));
+    json_object_set_new(o, "memory_limit_reached", json_boolean(res->memory_limit_reached));
     json_object_set_new(o, "timed_out", json_boolean(res->timed_out));
     json_object_set_new(o, "out_of_memory", json_boolean(res->out_of_memory));
     json_object_set_new(

@@ -464,13 +464,15 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
             /* The cgroup's own events, hierarchical over its subtree: nothing the workload prints
              * or writes can move them. oom_group_kill (6.x) counts the group kills oom.group
              * causes; the victim kill is in oom_kill too, but take the larger to be safe. */
-            uint64_t kills, group_kills;
+            uint64_t kills, group_kills, hits;
             if ((rc = stat_u64(d, "memory.events", "oom_kill", false, &kills, err)) < 0 ||
                 (rc = stat_u64(d, "memory.events", "oom_group_kill", true, &group_kills, err)) < 0)
                 return rc;
             st->oom_kills = kills > group_kills ? kills : group_kills;
-            if ((rc = stat_u64(d, "memory.peak", NULL, true, &st->memory_peak_bytes, err)) < 0)
+            if ((rc = stat_u64(d, "memory.peak", NULL, true, &st->memory_peak_bytes, err)) < 0 ||
+                (rc = stat_u64(d, "memory.events", "max", false, &hits, err)) < 0)
                 return rc;
+            st->memory_limit_reached = hits > 0;
         }
         uint64_t usec;
         if ((rc = stat_u64(d, "cpu.stat", "usage_usec", false, &usec, err)) < 0)
@@ -480,11 +482,15 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
         const asb_cgroup_dir_t *acct = dir_with(cg, ASB_CGROUP_CTRL_CPUACCT);
         if (mem) {
             /* "oom_kill" appeared in 4.13; before that v1 gives no per-cgroup kill count. */
+            uint64_t fails, limit;
             if ((rc = stat_u64(mem, "memory.oom_control", "oom_kill", false, &st->oom_kills, err)) <
                     0 ||
                 (rc = stat_u64(mem, "memory.max_usage_in_bytes", NULL, false,
-                               &st->memory_peak_bytes, err)) < 0)
+                               &st->memory_peak_bytes, err)) < 0 ||
+                (rc = stat_u64(mem, "memory.failcnt", NULL, false, &fails, err)) < 0 ||
+                (rc = stat_u64(mem, "memory.limit_in_bytes", NULL, false, &limit, err)) < 0)
                 return rc;
+            st->memory_limit_reached = fails > 0 || st->memory_peak_bytes >= limit;
         }
         if (acct && (rc = stat_u64(acct, "cpuacct.usage", NULL, false, &st->cpu_usage_ns, err)) < 0)
             return rc;

@@ -122,7 +122,12 @@ int asb_cgroup_has_pid(const asb_cgroup_t *cg, pid_t pid, asb_error_t *err);
 typedef struct asb_cgroup_stats {
     uint64_t oom_kills;         /* the cgroup's own OOM-kill counter */
     uint64_t memory_peak_bytes; /* 0 when the kernel does not record it */
-    uint64_t cpu_usage_ns;      /* 0 when no cpu accounting is available */
+    /* The memory usage reached the limit at least once (v2: memory.events "max"; v1: the
+     * peak at the limit, or memory.failcnt, which the kernel leaves at 0 when the memory+swap
+     * limit is the one that refused): the kernel reclaimed then, and OOM-killed only when
+     * that failed. */
+    bool memory_limit_reached;
+    uint64_t cpu_usage_ns; /* 0 when no cpu accounting is available */
     uint64_t pids_current;
 } asb_cgroup_stats_t;
 

@@ -21,6 +21,7 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     const asb_cgroup_stats_t *cgs = &ev->cgroup;
     res->out_of_memory = cgs->oom_kills > 0;
     res->memory_peak_bytes = cgs->memory_peak_bytes;
+    res->memory_limit_reached = cgs->memory_limit_reached;
     res->cpu_time_s = (double)cgs->cpu_usage_ns / 1e9;
     if (rep) {
         res->exit_code = report_int(rep, "exit_code");

@@ -69,6 +69,13 @@ expect_rc "baseline exit code" 4 "$CLI" run --profile baseline --code 'raise Sys
 expect_rc "subprocess exit code" 6 "$CLI" run --profile subprocess --code 'raise SystemExit(6)'
 expect_rc "timeout is 124" 124 "$CLI" run --timeout 0.5 --code 'import time; time.sleep(30)'
 expect_rc "OOM is 137" 137 "$CLI" run --memory 32 --code "x = b'x' * (200 << 20)"
+# A run that completed although one of its processes was OOM-killed says so on its status line
+# (QA finding: g++ lost cc1plus to the OOM killer and the line said only COMPLETED).
+expect_rc "a child's OOM kill: the shell's own exit" 0 "$CLI" run --memory 32 -- /bin/sh -c \
+    "$PY -c 'x = bytearray(200 << 20)'; exit 0"
+grep -q 'COMPLETED (a process of the run was OOM-killed)$' "$TMP/err" &&
+    pass "a child's OOM kill is named on the COMPLETED line" ||
+    fail "a child's OOM kill not named: $(tail -n1 "$TMP/err")"
 expect_rc "SIGKILL is 137" 137 "$CLI" run --code 'import os; os.kill(os.getpid(), 9)'
 expect_rc "output limit is 137" 137 "$CLI" run --output-limit 1000 --code 'print("x" * 5000)'
 # Bad values the library refuses are usage errors (2), like bad flags; 125 is for failed runs.

@@ -239,6 +239,16 @@ static void test_oom_from_cgroup_not_output(void **state)
     assert_int_equal(asb_result_exit_status(&r), 137);
     assert_true(r.limits_enforced.memory_bytes == 128ull << 20);
     assert_true(r.memory_peak_bytes <= (128ull << 20) + (1ull << 20));
+    assert_true(r.memory_limit_reached); /* the cgroup's counters, v1 and v2 */
+    asb_result_free(&r);
+
+    /* A program that stays under the limit never reached it, though it allocates (100 MiB of
+     * 128): the flag is not set by any run that merely used memory. */
+    assert_int_equal(rt_run_code("hardened", 0, "x = b'x' * (100 * 1024 * 1024)\n", NULL, 0, &r),
+                     0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_false(r.memory_limit_reached);
+    assert_true(r.memory_peak_bytes > (100ull << 20));
     asb_result_free(&r);
 
     /* Positive control: without the cgroup the same allocation succeeds, so the kill above came
@@ -259,6 +269,7 @@ static void test_oom_from_cgroup_not_output(void **state)
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);
     assert_int_equal(r.exit_code, 137);
     assert_false(r.out_of_memory);
+    assert_false(r.memory_limit_reached);
     asb_result_free(&r);
 
     const char *memerr = "raise MemoryError('fake')\n";

@@ -236,9 +236,11 @@ static void test_oom_only_from_the_cgroup(void **state)
     ev = honest(cpu, 0);
     ev.cgroup.cpu_usage_ns = 250000000;
     ev.cgroup.memory_peak_bytes = 4096;
+    ev.cgroup.memory_limit_reached = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_COMPLETED);
     assert_true(res.cpu_time_s > 0.24 && res.cpu_time_s < 0.26);
     assert_int_equal(res.memory_peak_bytes, 4096);
+    assert_true(res.memory_limit_reached);
     asb_result_free(&res);
     /* Without a cgroup (a weakened run) the CPU time is the report's; max RSS always is. */
     ev.cg_created = false;
