@@ -66,6 +66,20 @@ expect_rc "program's own exit code (argv)" 3 "$CLI" run -- /bin/sh -c 'exit 3'
 expect_rc "program's own exit code (code)" 5 "$CLI" run --code 'import sys; sys.exit(5)'
 expect_rc "success is 0" 0 "$CLI" run --code 'pass'
 expect_rc "baseline exit code" 4 "$CLI" run --profile baseline --code 'raise SystemExit(4)'
+# A baseline run writes nothing to the host's kernel log: its /usr overlay, mounted in the user
+# namespace, takes userxattr (without it every run left four overlayfs warnings: red-team
+# finding, session 16). Between two markers of our own in the log.
+if [[ -w /dev/kmsg ]] && dmesg >/dev/null 2>&1; then
+    mark="asb-test-cli-$$-$RANDOM"
+    echo "$mark-a" >/dev/kmsg
+    "$CLI" run --profile baseline -- /bin/sh -c 'echo x >/usr/asb-x && rm /usr/asb-x' </dev/null >/dev/null 2>&1
+    echo "$mark-b" >/dev/kmsg
+    warn=$(dmesg | sed -n "/$mark-a/,/$mark-b/p" | grep -c 'overlayfs')
+    [[ $warn == 0 ]] && pass "baseline: nothing in the host's kernel log" ||
+        fail "baseline: $warn overlayfs line(s) in the host's kernel log"
+else
+    echo "SKIP baseline kernel-log check: /dev/kmsg or dmesg not usable here"
+fi
 expect_rc "subprocess exit code" 6 "$CLI" run --profile subprocess --code 'raise SystemExit(6)'
 expect_rc "timeout is 124" 124 "$CLI" run --timeout 0.5 --code 'import time; time.sleep(30)'
 expect_rc "OOM is 137" 137 "$CLI" run --memory 32 --code "x = b'x' * (200 << 20)"

@@ -132,11 +132,13 @@ static int overlay_usr(int usr_tree, uint64_t upper_bytes, asb_error_t *err)
         return rc;
     /* Relative layer paths, resolved from the staging tmpfs: the mount options then name no
      * path of the host's tree. The staging mounts go with the old root (overlayfs keeps private
-     * clones of its layers). */
+     * clones of its layers). userxattr: mounted in our user namespace, overlayfs cannot set its
+     * trusted.* xattrs and fell back to the same features with four warnings in the host's
+     * kernel log every run (red-team finding); user.overlay.* on the tmpfs upper layer works. */
     if (chdir(STAGE) < 0)
         return asb_err_sys(err, errno, "chdir staging");
     rc = xmount("overlay", NEWROOT "/usr", "overlay", MS_NOSUID | MS_NODEV,
-                "lowerdir=l,upperdir=u/upper,workdir=u/work", err);
+                "lowerdir=l,upperdir=u/upper,workdir=u/work,userxattr", err);
     if (chdir("/") < 0 && rc == 0)
         rc = asb_err_sys(err, errno, "chdir /");
     return rc;
