@@ -326,6 +326,32 @@ SOCKOPT_PROBE(probe_udp_gro, 17 /* SOL_UDP */, 104 /* UDP_GRO */)
 SOCKOPT_PROBE(probe_udplite_encap, 136 /* SOL_UDPLITE */, 100 /* UDP_ENCAP */)
 SOCKOPT_PROBE(probe_udplite_gro, 136 /* SOL_UDPLITE */, 104 /* UDP_GRO */)
 SOCKOPT_PROBE(probe_udp_cork, 17 /* SOL_UDP */, 1 /* UDP_CORK */)
+/* Uncharged socket option memory (red-team findings, session 16). */
+SOCKOPT_PROBE(probe_tcp_md5sig, 6 /* IPPROTO_TCP */, 14 /* TCP_MD5SIG */)
+SOCKOPT_PROBE(probe_tcp_md5sig_ext, 6 /* IPPROTO_TCP */, 32 /* TCP_MD5SIG_EXT */)
+SOCKOPT_PROBE(probe_tcp_ao_add_key, 6 /* IPPROTO_TCP */, 38 /* TCP_AO_ADD_KEY */)
+SOCKOPT_PROBE(probe_tcp_nodelay, 6 /* IPPROTO_TCP */, 1 /* TCP_NODELAY */)
+SOCKOPT_PROBE(probe_ipv6_2292pktoptions, 41 /* IPPROTO_IPV6 */, 6 /* IPV6_2292PKTOPTIONS */)
+
+/* Setting an extended attribute (a POSIX ACL pins uncharged kernel memory on tmpfs): on a path
+ * that does not exist, ENOENT without a filter; on no fd, EBADF. */
+static int probe_setxattr(void)
+{
+    return result(syscall(SYS_setxattr, "/nonexistent-asb", "user.x", "1", 1, 0));
+}
+static int probe_lsetxattr(void)
+{
+    return result(syscall(SYS_lsetxattr, "/nonexistent-asb", "user.x", "1", 1, 0));
+}
+static int probe_fsetxattr(void)
+{
+    return result(syscall(SYS_fsetxattr, -1, "user.x", "1", 1, 0));
+}
+static int probe_getxattr(void)
+{
+    char v[8];
+    return result(syscall(SYS_getxattr, "/nonexistent-asb", "user.x", v, sizeof(v)));
+}
 SOCKOPT_PROBE(probe_udplite_cork, 136 /* SOL_UDPLITE */, 1 /* UDP_CORK */)
 
 static int probe_prctl_sched_core(void)
@@ -787,6 +813,19 @@ static const expect_t COMMON[] = {
     {"ioctl(TCGETS)", probe_tcgets, ALLOWED, EBADF},
     {"fork+exec /bin/true", probe_fork_exec_true, ALLOWED, 0},
     {"i386 int 0x80", probe_int80_getpid, REFUSED, ENOSYS},
+    /* uncharged kernel memory: ACLs on tmpfs, TCP keys (red-team findings, session 16) */
+    {"setxattr", probe_setxattr, REFUSED, EOPNOTSUPP},
+    {"lsetxattr", probe_lsetxattr, REFUSED, EOPNOTSUPP},
+    {"fsetxattr", probe_fsetxattr, REFUSED, EOPNOTSUPP},
+    {"getxattr", probe_getxattr, ALLOWED, ENOENT},
+    {"setsockopt(TCP_MD5SIG)", probe_tcp_md5sig, REFUSED, EPERM},
+    {"setsockopt(TCP_MD5SIG_EXT)", probe_tcp_md5sig_ext, REFUSED, EPERM},
+    {"setsockopt(TCP_AO_ADD_KEY)", probe_tcp_ao_add_key, REFUSED, EPERM},
+    {"setsockopt(TCP_NODELAY)", probe_tcp_nodelay, ALLOWED, EBADF},
+    /* multicast joins: on the host's own interfaces in baseline (red-team finding) */
+    {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, REFUSED, EPERM},
+    {"setsockopt(IPPROTO_IP, MCAST_JOIN_GROUP)", probe_mcast_join_group_v4, REFUSED, EPERM},
+    {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, REFUSED, EPERM},
     {"x32 syscall", probe_x32_getpid, REFUSED, ENOSYS},
 };
 
@@ -822,8 +861,7 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
         {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
         {"tee", probe_tee, ALLOWED, 0},
-        {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, ALLOWED, EBADF},
-        {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, ALLOWED, EBADF},
+        {"setsockopt(IPV6_2292PKTOPTIONS)", probe_ipv6_2292pktoptions, ALLOWED, EBADF},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
         {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, ALLOWED, EBADF},
         {"setsockopt(SOL_UDPLITE, UDP_GRO)", probe_udplite_gro, ALLOWED, EBADF},
@@ -852,10 +890,8 @@ static void test_hardened_specific(void **state)
         {"setsockopt(SO_ATTACH_REUSEPORT_CBPF)", probe_attach_reuseport_cbpf, REFUSED, EPERM},
         {"setsockopt(SO_REUSEADDR)", probe_reuseaddr, ALLOWED, EBADF},
         /* multicast joins: a list searched under the host's RTNL lock (red-team finding) */
-        {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, REFUSED, EPERM},
-        {"setsockopt(IPPROTO_IP, MCAST_JOIN_GROUP)", probe_mcast_join_group_v4, REFUSED, EPERM},
-        {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, REFUSED, EPERM},
         {"setsockopt(IPV6_JOIN_ANYCAST)", probe_ipv6_join_anycast, REFUSED, EPERM},
+        {"setsockopt(IPV6_2292PKTOPTIONS)", probe_ipv6_2292pktoptions, REFUSED, EPERM},
         {"setsockopt(IP_TOS)", probe_ip_tos, ALLOWED, EBADF},
         /* host-wide static keys flipped on a shared kernel worker, the host-wide flow label
          * pool, CPU time in migration threads outside the cgroup (red-team findings) */

@@ -77,6 +77,32 @@ typedef struct gen_inet_pair {
     uint32_t protocol;
 } gen_inet_pair_t;
 
+/* Refusals both policies make (each policy lists them itself: a base's conditional rules are not
+ * inherited). Setting an extended attribute: a POSIX ACL on a tmpfs file (the sandbox's /tmp,
+ * workspace, /dev/shm, or a memfd) pins about 64 KiB of kernel memory no memory cgroup is charged
+ * for; a hardened run held 1.7 GB of the host's memory under its 128 MiB limit that way
+ * (red-team finding, session 16). Seccomp cannot read the attribute's name, so every set fails
+ * as on a file system without xattrs (cp, tar, Python's shutil carry on). */
+#define GEN_XATTR_WHY "a POSIX ACL on tmpfs pins kernel memory no memory cgroup is charged for"
+#define GEN_XATTR_SET_REFUSALS                                                                     \
+    {"setxattr", GEN_XATTR_WHY}, {"lsetxattr", GEN_XATTR_WHY},                                     \
+    {                                                                                              \
+        "fsetxattr", GEN_XATTR_WHY                                                                 \
+    }
+/* Multicast group joins at IPPROTO_IP: IP_ADD_MEMBERSHIP, IP_BLOCK_SOURCE,
+ * IP_ADD_SOURCE_MEMBERSHIP, IP_MSFILTER, MCAST_JOIN_GROUP, MCAST_BLOCK_SOURCE,
+ * MCAST_JOIN_SOURCE_GROUP, MCAST_MSFILTER (why: in each policy). */
+#define GEN_IP_MCAST_JOINS 35, 38, 39, 41, 42, 43, 46, 48
+/* The same at IPPROTO_IPV6: IPV6_ADD_MEMBERSHIP, IPV6_JOIN_ANYCAST, MCAST_JOIN_GROUP,
+ * MCAST_BLOCK_SOURCE, MCAST_JOIN_SOURCE_GROUP, MCAST_MSFILTER. */
+#define GEN_IPV6_MCAST_JOINS 20, 27, 42, 43, 46, 48
+/* Keys at IPPROTO_TCP: TCP_MD5SIG, TCP_MD5SIG_EXT, TCP_AO_ADD_KEY, TCP_AO_DEL_KEY, TCP_AO_INFO,
+ * TCP_AO_GET_KEYS, TCP_AO_REPAIR. Each key is socket option memory (sock_kmalloc), bounded only
+ * by net.core.optmem_max per socket and charged to no memory cgroup; TCP_MD5SIG works on an
+ * unconnected socket, so no network is needed: a hardened run held 1.4 GB of host memory under
+ * its 128 MiB limit (red-team finding, session 16). */
+#define GEN_TCP_KEY_OPTIONS 14, 32, 38, 39, 40, 41, 42
+
 /* One policy, as data. The builder (policy_build.c) turns it into a libseccomp context. */
 typedef struct gen_policy {
     const char *name;  /* "docker_default": the generated arrays are asb_bpf_<name>[] */
@@ -110,6 +136,10 @@ typedef struct gen_policy {
      * these files" and fall back from to read/write (splice, sendfile). */
     const gen_refusal_t *einval;
     size_t n_einval;
+    /* Calls that fail with EOPNOTSUPP, each with why: what programs read as "this file system
+     * has no such feature" and carry on without (setting extended attributes). */
+    const gen_refusal_t *eopnotsupp;
+    size_t n_eopnotsupp;
     /* Calls allowed only when no bit of mask is set in argument arg (low 32 bits). */
     const gen_flag_refusal_t *flag_refused;
     size_t n_flag_refused;

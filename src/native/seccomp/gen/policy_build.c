@@ -97,7 +97,7 @@ static bool is_conditional(const gen_policy_t *p, const char *name)
         if (strcmp(p->flag_refused[i].name, name) == 0)
             return true;
     return is_arg_refused(p, name) || in_list(p->noop, p->n_noop, name) ||
-           in_list(p->einval, p->n_einval, name);
+           in_list(p->einval, p->n_einval, name) || in_list(p->eopnotsupp, p->n_eopnotsupp, name);
 }
 
 /* The unconditional allowlist of p in table order: base's, then p's own, minus p's refusals and
@@ -379,6 +379,12 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
         if (rc < 0)
             return rc;
     }
+    for (size_t i = 0; i < p->n_eopnotsupp; i++) {
+        rc = add_rule(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), asb_gen_syscall_nr(p->eopnotsupp[i].name), 0,
+                      NULL, why, why_len);
+        if (rc < 0)
+            return rc;
+    }
     /* Flag refusals: allowed while (arg & mask) == 0; a set bit falls to the default. */
     for (size_t i = 0; i < p->n_flag_refused; i++) {
         const gen_flag_refusal_t *r = &p->flag_refused[i];
@@ -546,6 +552,9 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     for (size_t i = 0; i < p->n_einval; i++)
         fprintf(f, "%s    %s(%d): fails with EINVAL (%s)\n", prefix, p->einval[i].name,
                 asb_gen_syscall_nr(p->einval[i].name), p->einval[i].why);
+    for (size_t i = 0; i < p->n_eopnotsupp; i++)
+        fprintf(f, "%s    %s(%d): fails with EOPNOTSUPP (%s)\n", prefix, p->eopnotsupp[i].name,
+                asb_gen_syscall_nr(p->eopnotsupp[i].name), p->eopnotsupp[i].why);
     for (size_t i = 0; i < p->n_flag_refused; i++)
         fprintf(f, "%s    %s(%d): refused when argument %u has a bit of 0x%x (%s)\n", prefix,
                 p->flag_refused[i].name, asb_gen_syscall_nr(p->flag_refused[i].name),

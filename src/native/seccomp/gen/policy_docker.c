@@ -23,6 +23,12 @@
  *    baseline run took DirectMap1G from 24 to 22 GiB, until reboot: red-team finding, session
  *    14), a lasting host-wide slowdown no limit of a run bounds. Refused with EPERM, as every
  *    call outside the list; no workload a container runs needs it.
+ *  - Setting extended attributes fails with EOPNOTSUPP, and multicast joins and TCP MD5/AO keys
+ *    with EPERM (red-team findings, session 16): an ACL pins kernel memory no cgroup is charged
+ *    for (policy.h), a key is uncharged socket option memory, and a join lands on the host's
+ *    own interfaces (baseline shares the host's network namespace, where Docker's container
+ *    has a veth of its own): 209,840 groups on the host's lo, +67 MiB of host memory, and a
+ *    run that ended 20 s past its deadline leaving them under the host-wide RTNL lock.
  */
 #include "native/seccomp/gen/policy.h"
 
@@ -353,6 +359,31 @@ static const uint64_t DOCKER_PERSONALITIES[] = {
     PER_LINUX, PER_LINUX32, UNAME26, UNAME26 | PER_LINUX32, 0xffffffffu,
 };
 
+/* Host safety beside moby's list (see the top of this file). */
+static const gen_refusal_t DOCKER_EOPNOTSUPP[] = {GEN_XATTR_SET_REFUSALS};
+static const uint32_t DOCKER_IP_MCAST_REFUSED[] = {GEN_IP_MCAST_JOINS};
+static const uint32_t DOCKER_IPV6_MCAST_REFUSED[] = {GEN_IPV6_MCAST_JOINS};
+static const uint32_t DOCKER_TCP_REFUSED[] = {GEN_TCP_KEY_OPTIONS};
+static const gen_gate_t DOCKER_SOCKOPT_MORE_GATES[] = {
+    {41 /* IPPROTO_IPV6 */, DOCKER_IPV6_MCAST_REFUSED,
+     sizeof(DOCKER_IPV6_MCAST_REFUSED) / sizeof(DOCKER_IPV6_MCAST_REFUSED[0]), false},
+    {6 /* IPPROTO_TCP */, DOCKER_TCP_REFUSED,
+     sizeof(DOCKER_TCP_REFUSED) / sizeof(DOCKER_TCP_REFUSED[0]), false},
+};
+static const gen_arg_refusal_t DOCKER_ARG_REFUSED[] = {
+    {.name = "setsockopt",
+     .arg = 2,
+     .deny = DOCKER_IP_MCAST_REFUSED,
+     .n_deny = sizeof(DOCKER_IP_MCAST_REFUSED) / sizeof(DOCKER_IP_MCAST_REFUSED[0]),
+     .when_arg = 1,
+     .when_value = 0 /* IPPROTO_IP */,
+     .more_gates = DOCKER_SOCKOPT_MORE_GATES,
+     .n_more_gates = sizeof(DOCKER_SOCKOPT_MORE_GATES) / sizeof(DOCKER_SOCKOPT_MORE_GATES[0]),
+     .why = "IPv4/IPv6 multicast joins: on the host's own interfaces (baseline shares the host "
+            "network), uncharged, left under RTNL after the deadline; TCP_MD5SIG, TCP-AO keys: "
+            "socket option memory no cgroup is charged for"},
+};
+
 const gen_policy_t asb_gen_policy_docker_default = {
     .name = "docker_default",
     .title = "Docker's default profile (moby), for a container without CAP_SYS_ADMIN",
@@ -360,4 +391,8 @@ const gen_policy_t asb_gen_policy_docker_default = {
     .n_allow = sizeof(DOCKER_ALLOW) / sizeof(DOCKER_ALLOW[0]),
     .personalities = DOCKER_PERSONALITIES,
     .n_personalities = sizeof(DOCKER_PERSONALITIES) / sizeof(DOCKER_PERSONALITIES[0]),
+    .arg_refused = DOCKER_ARG_REFUSED,
+    .n_arg_refused = sizeof(DOCKER_ARG_REFUSED) / sizeof(DOCKER_ARG_REFUSED[0]),
+    .eopnotsupp = DOCKER_EOPNOTSUPP,
+    .n_eopnotsupp = sizeof(DOCKER_EOPNOTSUPP) / sizeof(DOCKER_EOPNOTSUPP[0]),
 };

@@ -35,6 +35,8 @@ static const gen_refusal_t HARDENED_NOOP[] = {
  * under a 128 MiB limit (red-team finding, session 7; the RLIMIT_MEMLOCK cap covers mlock, not
  * this). sendfile(2) to a pipe is such a splice. EINVAL, which runtimes (Go, libuv, Python's
  * shutil, Rust's io::copy) read as "not for these files" and fall back to read/write from. */
+static const gen_refusal_t HARDENED_EOPNOTSUPP[] = {GEN_XATTR_SET_REFUSALS};
+
 static const gen_refusal_t HARDENED_EINVAL[] = {
     {"splice", "file pages into a pipe: pins the host's page cache beyond the memory limit"},
     {"tee", "duplicates pipe buffers, and with them pinned page-cache references"},
@@ -213,22 +215,17 @@ static const uint32_t HARDENED_SOCKOPT_REFUSED[] = {
  * run's exit (leaving them all, on its throttled 1-CPU cgroup, with RTNL taken) last 458 s past a
  * 5 s timeout, and every network change on the host waited seconds behind it (red-team finding,
  * session 7). With lo down a hardened run has no multicast to join. IPPROTO_IP: */
-static const uint32_t HARDENED_IP_MCAST_REFUSED[] = {
-    35 /* IP_ADD_MEMBERSHIP */,        38 /* IP_BLOCK_SOURCE */,
-    39 /* IP_ADD_SOURCE_MEMBERSHIP */, 41 /* IP_MSFILTER */,
-    42 /* MCAST_JOIN_GROUP */,         43 /* MCAST_BLOCK_SOURCE */,
-    46 /* MCAST_JOIN_SOURCE_GROUP */,  48 /* MCAST_MSFILTER */};
+static const uint32_t HARDENED_IP_MCAST_REFUSED[] = {GEN_IP_MCAST_JOINS};
 /* IPPROTO_IPV6: the same joins, and anycast addresses (a list of the same kind). And flow
  * labels: the kernel's pool of them (4,096) is one for the whole host, every network namespace
  * included, and past 3,072 in use it refuses them to every unprivileged process on the host; a
  * hardened run held 3,072 (red-team finding, session 15). */
-static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {20 /* IPV6_ADD_MEMBERSHIP */,
-                                                       27 /* IPV6_JOIN_ANYCAST */,
-                                                       42 /* MCAST_JOIN_GROUP */,
-                                                       43 /* MCAST_BLOCK_SOURCE */,
-                                                       46 /* MCAST_JOIN_SOURCE_GROUP */,
-                                                       48 /* MCAST_MSFILTER */,
-                                                       32 /* IPV6_FLOWLABEL_MGR */};
+/* IPV6_2292PKTOPTIONS: sticky options kept as socket option memory, charged to no cgroup (+122
+ * MiB of host memory against 16 MiB charged: red-team finding, session 16); the RFC 3542 options
+ * programs use instead stay. */
+static const uint32_t HARDENED_IPV6_MCAST_REFUSED[] = {
+    GEN_IPV6_MCAST_JOINS, 32 /* IPV6_FLOWLABEL_MGR */, 6 /* IPV6_2292PKTOPTIONS */};
+static const uint32_t HARDENED_TCP_REFUSED[] = {GEN_TCP_KEY_OPTIONS};
 /* SOL_UDP: UDP_ENCAP and UDP_GRO flip a host-wide static key too (the encapsulation receive
  * path): ~22,000 IPIs a second from a loop of socket, UDP_ENCAP, close (red-team finding, session
  * 15). The kernel takes both at level SOL_UDPLITE (136) as well, on a plain UDP socket (review
@@ -242,6 +239,8 @@ static const gen_gate_t HARDENED_SOCKOPT_MORE_GATES[] = {
      sizeof(HARDENED_IPV6_MCAST_REFUSED) / sizeof(HARDENED_IPV6_MCAST_REFUSED[0]), false},
     {17 /* SOL_UDP */, HARDENED_UDP_REFUSED,
      sizeof(HARDENED_UDP_REFUSED) / sizeof(HARDENED_UDP_REFUSED[0]), false},
+    {6 /* IPPROTO_TCP */, HARDENED_TCP_REFUSED,
+     sizeof(HARDENED_TCP_REFUSED) / sizeof(HARDENED_TCP_REFUSED[0]), false},
     /* every option: UDP-Lite sockets are refused, so nothing legitimate sets this level */
     {136 /* SOL_UDPLITE */, NULL, 0, true},
 };
@@ -308,7 +307,8 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
             "host-wide static "
             "keys flipped on a shared kernel "
             "worker; IPv4/IPv6 multicast joins: a list searched under the host's RTNL lock; "
-            "IPV6_FLOWLABEL_MGR: the host-wide flow label pool"},
+            "IPV6_FLOWLABEL_MGR: the host-wide flow label pool; TCP_MD5SIG, TCP-AO keys, "
+            "IPV6_2292PKTOPTIONS: socket option memory no cgroup is charged for"},
     {.name = "prctl",
      .arg = 0,
      .deny = HARDENED_PRCTL_REFUSED,
@@ -379,6 +379,8 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_noop = sizeof(HARDENED_NOOP) / sizeof(HARDENED_NOOP[0]),
     .einval = HARDENED_EINVAL,
     .n_einval = sizeof(HARDENED_EINVAL) / sizeof(HARDENED_EINVAL[0]),
+    .eopnotsupp = HARDENED_EOPNOTSUPP,
+    .n_eopnotsupp = sizeof(HARDENED_EOPNOTSUPP) / sizeof(HARDENED_EOPNOTSUPP[0]),
     .flag_refused = HARDENED_FLAG_REFUSED,
     .n_flag_refused = sizeof(HARDENED_FLAG_REFUSED) / sizeof(HARDENED_FLAG_REFUSED[0]),
 };
