@@ -279,9 +279,15 @@ static int build_env(const asb_config_t *cfg, const asb_profile_t *prof, asb_pla
                      asb_error_t *err)
 {
     /* The fixed minimal set: nothing from the caller's environment ever reaches the sandbox. */
+    /* Without a network, pip and npm say so at once instead of retrying until the run's
+     * timeout (npm hung there silently, pip ended in a misleading TLS traceback: QA finding). */
     const char *fixed[] = {"PATH=" ASB_DEFAULT_PATH,
                            prof->sandboxed ? "HOME=" ASB_WORKSPACE : NULL /* set by backend */,
-                           "LANG=C.UTF-8", "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
+                           "LANG=C.UTF-8",
+                           "TMPDIR=/tmp",
+                           "PYTHONDONTWRITEBYTECODE=1",
+                           prof->ns_net ? "PIP_NO_INDEX=1" : NULL,
+                           prof->ns_net ? "npm_config_offline=true" : NULL};
     size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
     if (cfg->n_env > ASB_MAX_ENV)
         return asb_err(err, -E2BIG, "too many environment additions (max %d)", ASB_MAX_ENV);
