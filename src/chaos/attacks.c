@@ -101,6 +101,13 @@ static const asb_chaos_attack_t ATTACKS[] = {
     {.name = "tcp_backlog_hold",
      .what = "queue 4,000 connections on its own 127.0.0.1 listeners, never accept",
      .flags = ASB_CHAOS_WATCH | ASB_CHAOS_EXCLUSIVE},
+    {.name = "kmem_uncharged",
+     .what = "pin kernel memory no cgroup is charged for: 64 KiB ACLs on 3,000 files, TCP MD5 "
+             "keys on 200 sockets",
+     .flags = ASB_CHAOS_WATCH | ASB_CHAOS_EXCLUSIVE,
+     /* without the filter, in hardened's own tmpfs workspace and network namespace */
+     .control_profile = "hardened",
+     .control_weaken = ASB_WEAKEN_SECCOMP},
     {.name = "signal_quota",
      .what = "hold standard signals pending in 40 processes that block them (host root's quota)",
      .flags = ASB_CHAOS_WATCH | ASB_CHAOS_EXCLUSIVE},

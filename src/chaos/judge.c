@@ -708,6 +708,29 @@ static asb_chaos_verdict_t j_tcp_backlog(const asb_chaos_obs_t *o, const asb_res
     return say(ASB_CHAOS_BLOCKED, ev, n, "the host's TCP socket count grew by only %ld", grew);
 }
 
+/* Kernel memory pinned outside the run's cgroup: the host's unreclaimable slab, sampled while the
+ * run lived (the attack runs exclusive). 3,000 ACLs of 64 KiB and 200 sockets of MD5 keys make
+ * about 200 MiB where they are possible, none of it in the run's own memory figure; more growth
+ * than the hardened profile's whole memory limit (128 MiB) is the bar (red-team findings, session
+ * 16: 1.7 GB and 1.4 GB under a 128 MiB limit). */
+static asb_chaos_verdict_t j_kmem(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    (void)r;
+    if (need_watch(o, ev, n) == ASB_CHAOS_ERROR)
+        return ASB_CHAOS_ERROR;
+    if (o->watch.sunreclaim_base_kb < 0)
+        return say(ASB_CHAOS_NA, ev, n, "the host's /proc/meminfo has no SUnreclaim");
+    long grew_mib = (o->watch.sunreclaim_peak_kb - o->watch.sunreclaim_base_kb) / 1024;
+    if (grew_mib >= 128)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host's unreclaimable kernel memory grew by %ld MiB during the run "
+                   "(charged to no memory cgroup)",
+                   grew_mib);
+    return say(ASB_CHAOS_BLOCKED, ev, n, "the host's unreclaimable kernel memory grew by %ld MiB",
+               grew_mib);
+}
+
 /* Signals pending in the run's processes, counted (up the user namespaces) against the harness's
  * own user, host root: its SigQ, sampled while the run lived. The attack runs exclusive. 40
  * processes holding 29 standard signals each make about 1,160; a run's RLIMIT_SIGPENDING is 128,
@@ -820,6 +843,7 @@ static const struct {
     {"perf_event_open", j_perf},
     {"userfaultfd", j_uffd},
     {"tcp_backlog_hold", j_tcp_backlog},
+    {"kmem_uncharged", j_kmem},
     {"signal_quota", j_signal_quota},
     {"cpu_migrate", j_migrate},
     {"page_cache_evict", j_page_cache},

@@ -30,6 +30,10 @@ typedef struct asb_chaos_watch {
     uint64_t max_rss_sum_kb; /* most resident memory of all the run's processes at once */
     long tcp_alloc_base, tcp_alloc_peak; /* host TCP sockets (/proc/net/sockstat) at the start,
                                           * and the most seen while the run lived */
+    /* The host's unreclaimable slab (SUnreclaim of /proc/meminfo, KiB) at the start and the most
+     * seen while the run lived, -1 when unreadable: kernel memory a run can pin outside its
+     * cgroup shows here. */
+    long sunreclaim_base_kb, sunreclaim_peak_kb;
     long sigq_base, sigq_peak; /* the pending signals counted against the harness's user (host
                                 * root: SigQ of /proc/self/status), at the start and the most */
     /* CPU time (clock ticks) of the host's per-CPU migration threads, which move a running task

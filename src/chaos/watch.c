@@ -408,6 +408,16 @@ static long tcp_alloc(void)
     return a ? strtol(a + 7, NULL, 10) : -1;
 }
 
+/* The host's unreclaimable slab in KiB (SUnreclaim), -1 when unreadable. */
+static long sunreclaim_kb(void)
+{
+    char buf[8192];
+    if (read_small("/proc/meminfo", buf, sizeof(buf)) <= 0)
+        return -1;
+    const char *p = strstr(buf, "\nSUnreclaim:");
+    return p ? strtol(p + 13, NULL, 10) : -1;
+}
+
 /* The pending signals counted against our real uid (host root), -1 when unreadable. */
 static long sigq(void)
 {
@@ -469,6 +479,9 @@ static void *watch_main(void *arg)
         long q = sigq();
         if (q > wt->w.sigq_peak)
             wt->w.sigq_peak = q;
+        long su = sunreclaim_kb();
+        if (su > wt->w.sunreclaim_peak_kb)
+            wt->w.sunreclaim_peak_kb = su;
         struct pollfd p = {.fd = wt->stop_efd, .events = POLLIN};
         if (poll(&p, 1, ASB_CHAOS_WATCH_INTERVAL_MS) > 0)
             break;
@@ -487,6 +500,7 @@ int asb_chaos_watch_start(asb_chaos_watcher_t *wt, const char *nonce, bool fds, 
     wt->host_userns = ns_inode("/proc/self/ns/user");
     wt->w.tcp_alloc_base = wt->w.tcp_alloc_peak = tcp_alloc();
     wt->w.sigq_base = wt->w.sigq_peak = sigq();
+    wt->w.sunreclaim_base_kb = wt->w.sunreclaim_peak_kb = sunreclaim_kb();
     wt->w.migr_base_ticks = migration ? migration_ticks() : -1;
     wt->w.migr_end_ticks = -1;
     wt->host_pidns = ns_inode("/proc/self/ns/pid");
