@@ -43,8 +43,17 @@ static bool probe_lane(const asb_bench_lane_t *lane, asb_bench_phase_t *ph)
     asb_error_t err;
     int rc = asb_run(&cfg, &res, &err);
     asb_bench_phase_record(ph, rc, &res, &err);
+    bool up = rc == 0 && ph->status == ASB_STATUS_COMPLETED && ph->exit_code == 0;
+    /* The reason a lane is void: the first line of the interpreter's that names an error ("Fatal
+     * Python error: init_fs_encoding", "ModuleNotFoundError: ..."), not its last, which can be
+     * "<no Python frame>" (QA finding). Our own probe, no candidate's bytes. */
+    char *line = up ? NULL : asb_bench_error_line(res.err.data, res.err.len);
+    if (line) {
+        free(ph->stderr_tail);
+        ph->stderr_tail = line;
+    }
     asb_result_free(&res);
-    return rc == 0 && ph->status == ASB_STATUS_COMPLETED && ph->exit_code == 0;
+    return up;
 }
 
 typedef struct pool {

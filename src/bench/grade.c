@@ -53,6 +53,36 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+char *asb_bench_printable(const unsigned char *data, size_t start, size_t end)
+{
+    if (end - start > BENCH_TAIL_MAX)
+        start = end - BENCH_TAIL_MAX;
+    char *s = malloc(end - start + 1);
+    if (!s)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = start; i < end; i++) {
+        unsigned char c = data[i];
+        /* Printable ASCII only, and no '"' or '\\': the tail is quoted in reasons (a candidate
+         * closing the quote could write words that read as ours; review finding). */
+        s[n++] = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? (char)c : '?';
+    }
+    s[n] = '\0';
+    return s;
+}
+
+char *asb_bench_error_line(const unsigned char *data, size_t len)
+{
+    for (size_t start = 0, i = 0; data && i <= len; i++) {
+        if (i < len && data[i] != '\n')
+            continue;
+        if (memmem(data + start, i - start, "rror", 4))
+            return asb_bench_printable(data, start, i);
+        start = i + 1;
+    }
+    return NULL;
+}
+
 /* The last non-empty line of a stream, as printable ASCII: it goes into artifacts and terminals,
  * and the candidate chose its bytes. */
 static char *tail_line(const asb_bytes_t *b)
@@ -64,20 +94,7 @@ static char *tail_line(const asb_bytes_t *b)
     size_t start = end;
     while (start > 0 && b->data[start - 1] != '\n')
         start--;
-    if (end - start > BENCH_TAIL_MAX)
-        start = end - BENCH_TAIL_MAX;
-    char *s = malloc(end - start + 1);
-    if (!s)
-        return NULL;
-    size_t n = 0;
-    for (size_t i = start; i < end; i++) {
-        unsigned char c = b->data[i];
-        /* Printable ASCII only, and no '"' or '\\': the tail is quoted in reasons (a candidate
-         * closing the quote could write words that read as ours; review finding). */
-        s[n++] = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? (char)c : '?';
-    }
-    s[n] = '\0';
-    return s;
+    return asb_bench_printable(b->data, start, end);
 }
 
 void asb_bench_phase_record(asb_bench_phase_t *ph, int rc, const asb_result_t *res,

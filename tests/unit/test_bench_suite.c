@@ -298,6 +298,24 @@ static void test_humaneval_gzip_import(void **state)
 
 /* Text inputs: a NUL byte is refused (line readers stopped there and dropped the rest: a suite of
  * many tasks read as two), and a FIFO is refused at once instead of waiting for a writer. */
+/* A void lane's reason: the interpreter's first error line, not its last line (QA finding: the
+ * reason read "<no Python frame>"). */
+static void test_probe_error_line(void **state)
+{
+    (void)state;
+    static const char err[] = "Python path configuration:\n  isolated = 1\n"
+                              "Fatal Python error: init_fs_encoding: failed\n"
+                              "ModuleNotFoundError: No module named 'encodings'\n"
+                              "\n  <no Python frame>\n";
+    char *line = asb_bench_error_line((const unsigned char *)err, sizeof(err) - 1);
+    assert_non_null(line);
+    assert_string_equal(line, "Fatal Python error: init_fs_encoding: failed");
+    free(line);
+    static const char quiet[] = "nothing here\n";
+    assert_null(asb_bench_error_line((const unsigned char *)quiet, sizeof(quiet) - 1));
+    assert_null(asb_bench_error_line(NULL, 0));
+}
+
 static void test_text_inputs_nul_and_fifo(void **state)
 {
     (void)state;
@@ -559,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_field),
         cmocka_unit_test(test_task_ids),
         cmocka_unit_test(test_humaneval_gzip_import),
+        cmocka_unit_test(test_probe_error_line),
         cmocka_unit_test(test_text_inputs_nul_and_fifo),
         cmocka_unit_test(test_submission_json_and_dir),
         cmocka_unit_test(test_json_value_budget),
