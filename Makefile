@@ -54,7 +54,7 @@ test-docker: bootstrap
 
 # The runtime on a pure cgroup v2 host: a qemu guest (scripts/v2vm/README.md). Not part of `test`:
 # building the guest downloads ~600 MB. Timing-bound tests stay out (the guest is emulated).
-V2VM_TESTS ?= unit|integration\.test_(runtime_.*|cgroup|cli|idslot|chaos_reap|bench_forge|bench_sandboxes)$$
+V2VM_TESTS ?= unit|integration\.test_(runtime_.*|cgroup|cli|idslot|chaos_reap|bench_forge|bench_sandboxes|attest_tamper)$$
 test-v2: bootstrap
 	@$(MAKE) --no-print-directory build
 	@bash scripts/v2vm/build-rootfs.sh
