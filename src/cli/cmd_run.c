@@ -20,12 +20,15 @@ static void usage(FILE *f)
             "                         [--stdin-file F] [--interpreter PATH] [--timeout S]\n"
             "                         [--memory MiB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
             "                         [--file-in HOST_PATH[:NAME]]... [--file-out NAME]...\n"
+            "                         [--file-in-limit BYTES] [--file-out-limit BYTES]\n"
             "                         [--env KEY=VALUE]... [--image NAME] [--json]\n"
             "\n"
             "Runs code or a command under a hardening profile (default: hardened).\n"
             "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened (and\n"
             "docker-baseline, docker-hardened: the same with --backend docker).\n"
-            "At most 64 --file-in, 64 --file-out and 128 --env.\n"
+            "At most 64 --file-in, 64 --file-out and 128 --env. Each file in is at most\n"
+            "16 MiB and each file out 1 MiB unless --file-in-limit / --file-out-limit say\n"
+            "otherwise (at most 1 GiB and 256 MiB; the workspace's own size still applies).\n"
             "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
             "terminal (it must end within the timeout), else empty.\n"
             "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
@@ -107,10 +110,10 @@ static int parse(int argc, char **argv, run_args_t *a)
             return -1;
         }
         static const char *const value_opts[] = {
-            "--profile",    "--backend",      "--code",    "--file",
-            "--stdin-file", "--timeout",      "--memory",  "--pids",
-            "--cpus",       "--output-limit", "--file-in", "--file-out",
-            "--env",        "--interpreter",  "--image",   NULL};
+            "--profile",       "--backend",        "--code", "--file",        "--stdin-file",
+            "--timeout",       "--memory",         "--pids", "--cpus",        "--output-limit",
+            "--file-in",       "--file-out",       "--env",  "--interpreter", "--image",
+            "--file-in-limit", "--file-out-limit", NULL};
         if (!cli_value_option("run", arg, value_opts))
             return -1;
         if (!(v = need(argc, argv, &i)))
@@ -154,6 +157,14 @@ static int parse(int argc, char **argv, run_args_t *a)
             if (cli_parse_u64(arg, v, 1, ASB_MAX_OUTPUT_BYTES, &u) < 0)
                 return -1;
             c->limits.output_bytes = u;
+        } else if (strcmp(arg, "--file-in-limit") == 0) {
+            if (cli_parse_u64(arg, v, 1, ASB_MAX_FILE_IN_BYTES, &u) < 0)
+                return -1;
+            c->limits.file_in_bytes = u;
+        } else if (strcmp(arg, "--file-out-limit") == 0) {
+            if (cli_parse_u64(arg, v, 1, ASB_MAX_FILE_OUT_BYTES, &u) < 0)
+                return -1;
+            c->limits.file_out_bytes = u;
         } else if (strcmp(arg, "--file-in") == 0) {
             if (c->n_files_in >= ASB_MAX_FILES_IN) {
                 cli_error("--file-in: at most %d files", ASB_MAX_FILES_IN);

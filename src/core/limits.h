@@ -14,6 +14,10 @@
 #define ASB_MAX_OUTPUT_BYTES (64 * ASB_MIB)
 #define ASB_DEFAULT_FILE_IN_BYTES (16 * ASB_MIB)
 #define ASB_DEFAULT_FILE_OUT_BYTES (1 * ASB_MIB)
+/* Largest caps a caller may ask for: a file in is snapshotted into a memfd of the caller's
+ * memory, a file out is read into it. */
+#define ASB_MAX_FILE_IN_BYTES (1024 * ASB_MIB)
+#define ASB_MAX_FILE_OUT_BYTES (256 * ASB_MIB)
 #define ASB_MAX_TIMEOUT_S 86400.0
 #define ASB_MAX_FILES_IN 64
 #define ASB_MAX_FILES_OUT 64

@@ -258,6 +258,16 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
                        "output limit above %llu bytes per stream (the output is kept in the "
                        "caller's memory)",
                        (unsigned long long)ASB_MAX_OUTPUT_BYTES);
+    if (req->file_in_bytes > ASB_MAX_FILE_IN_BYTES)
+        return asb_err(err, -EINVAL,
+                       "file-in limit above %llu bytes (each file is held in the caller's memory "
+                       "while it is copied in)",
+                       (unsigned long long)ASB_MAX_FILE_IN_BYTES);
+    if (req->file_out_bytes > ASB_MAX_FILE_OUT_BYTES)
+        return asb_err(err, -EINVAL,
+                       "file-out limit above %llu bytes (each file is read into the caller's "
+                       "memory)",
+                       (unsigned long long)ASB_MAX_FILE_OUT_BYTES);
     *out = *def;
 #define TAKE(f)                                                                                    \
     if (req->f != 0)                                                                               \

@@ -759,6 +759,20 @@ fi
 expect_usage "a --file-out name that is not UTF-8" "$CLI" run --json --file-out $'\xff\xfe' --code pass
 expect_usage "the same --env name twice" "$CLI" run --env A=1 --env A=2 -- /usr/bin/env
 expect_usage "--output-limit above 64 MiB (kept in the caller's memory)" "$CLI" run --output-limit 4294967296 --code pass
+# The file caps, from the command line (QA finding: a 35 MB repository tarball could not go in,
+# even under baseline): refused by default, taken with the flag, bounded.
+head -c $((17 << 20)) /dev/zero >"$TMP/big17.bin"
+expect_usage "--file-in over 16 MiB without --file-in-limit" "$CLI" run --profile baseline \
+    --file-in "$TMP/big17.bin" -- /bin/true
+out=$("$CLI" run --profile baseline --file-in-limit $((32 << 20)) --file-out-limit $((2 << 20)) \
+    --file-in "$TMP/big17.bin" --file-out o.bin --json -- /bin/sh -c \
+    'wc -c <big17.bin; head -c 1500000 big17.bin >o.bin' </dev/null |
+    $PY -c 'import json,sys; r=json.load(sys.stdin); print(r["stdout"].strip(), r["files_out"]["o.bin"]["size"], len(r["files_refused"]))')
+[[ $out == "$((17 << 20)) 1500000 0" ]] && pass "--file-in-limit / --file-out-limit raise the caps" ||
+    fail "--file-in-limit / --file-out-limit: $out"
+rm -f "$TMP/big17.bin"
+expect_usage "--file-in-limit above 1 GiB" "$CLI" run --file-in-limit 2000000000 --code pass
+expect_usage "--file-out-limit above 256 MiB" "$CLI" run --file-out-limit 300000000 --code pass
 expect_usage "chaos --out under /proc, refused before any run" "$CLI" chaos --attacks kernel_version_leak --profiles hardened --out /proc/self/comm
 expect_usage "latency --out and --plot the same file" "$CLI" latency --rounds 2 --out "$TMP/same" --plot "$TMP/same"
 "$CLI" run --json --code 'print(1)' </dev/null >/dev/full 2>"$TMP/err"

@@ -147,6 +147,15 @@ static void test_plan_rejects_bad_input(void **state)
     cfg.argv = argv;
     cfg.limits.fsize_bytes = UINT64_MAX;
     expect_refused(&cfg, "file size limit above");
+    /* Files in and out are held in the caller's memory: their caps are bounded too. */
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.file_in_bytes = UINT64_MAX;
+    expect_refused(&cfg, "file-in limit above");
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    cfg.limits.file_out_bytes = UINT64_MAX;
+    expect_refused(&cfg, "file-out limit above");
 
     asb_config_init(&cfg);
     cfg.argv = argv;
