@@ -60,7 +60,6 @@ int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *t
 
 void asb_bench_row_free(asb_bench_row_t *row);
 
-/* Copy a result into a phase record (for the lane probe too). */
 /* Bytes [start, end) of data as printable ASCII (anything else, the double quote and the backslash
  * become '?'), at most the last 300 of them; malloc'd, NULL when out of memory. */
 char *asb_bench_printable(const unsigned char *data, size_t start, size_t end);
@@ -69,6 +68,7 @@ char *asb_bench_printable(const unsigned char *data, size_t start, size_t end);
  * "ModuleNotFoundError: ..."), printable as above, or NULL when none does. */
 char *asb_bench_error_line(const unsigned char *data, size_t len);
 
+/* Copy a result into a phase record (for the lane probe too). */
 void asb_bench_phase_record(asb_bench_phase_t *ph, int rc, const asb_result_t *res,
                             const asb_error_t *err);
 void asb_bench_phase_free(asb_bench_phase_t *ph);

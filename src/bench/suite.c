@@ -362,7 +362,7 @@ static int parse_task(json_t *obj, const char *path, asb_bench_task_t *t, asb_er
         strcmp(t->entry_file + ef - 3, ".py") != 0)
         return asb_err(err, -EINVAL, "%s.entry_file: expected a plain file name ending in .py",
                        path);
-    /* The candidate phase runs `python3 -I <entry_file>`: "-c.py" would be an option, and the
+    /* The candidate phase runs `python3 -E -s <entry_file>`: "-c.py" would be an option, and the
      * candidate never ran there (QA finding). */
     if (t->entry_file[0] == '-')
         return asb_err(err, -EINVAL,

@@ -490,7 +490,13 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
                 (rc = stat_u64(mem, "memory.failcnt", NULL, false, &fails, err)) < 0 ||
                 (rc = stat_u64(mem, "memory.limit_in_bytes", NULL, false, &limit, err)) < 0)
                 return rc;
-            st->memory_limit_reached = fails > 0 || st->memory_peak_bytes >= limit;
+            /* With swap accounting the memory+swap counter is charged first, and where its limit
+             * refuses, its own failcnt is the one that may move (optional: no swap accounting). */
+            uint64_t memsw_fails;
+            if ((rc = stat_u64(mem, "memory.memsw.failcnt", NULL, true, &memsw_fails, err)) < 0)
+                return rc;
+            st->memory_limit_reached =
+                fails > 0 || memsw_fails > 0 || st->memory_peak_bytes >= limit;
         }
         if (acct && (rc = stat_u64(acct, "cpuacct.usage", NULL, false, &st->cpu_usage_ns, err)) < 0)
             return rc;

@@ -85,17 +85,21 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     if (!ev->sup_exited) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, "the supervisor's exit was not seen");
+        res->exit_code = -1;
         return;
     }
     if (rep && (!json_is_integer(json_object_get(rep, "exit_code")) ||
                 !json_is_integer(json_object_get(rep, "signal")))) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, "malformed exit report");
+        res->exit_code = -1; /* nothing of a disbelieved report stays in the record */
+        res->signal = 0;
         return;
     }
     if (!rep || sup_signaled) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, sup_signaled ? "supervisor was killed" : "no exit report");
+        res->exit_code = -1;
         return;
     }
     if (exec_error && *exec_error) {

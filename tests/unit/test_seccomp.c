@@ -822,6 +822,7 @@ static const expect_t COMMON[] = {
     {"setsockopt(TCP_MD5SIG_EXT)", probe_tcp_md5sig_ext, REFUSED, EPERM},
     {"setsockopt(TCP_AO_ADD_KEY)", probe_tcp_ao_add_key, REFUSED, EPERM},
     {"setsockopt(TCP_NODELAY)", probe_tcp_nodelay, ALLOWED, EBADF},
+    {"setsockopt(IPV6_2292PKTOPTIONS)", probe_ipv6_2292pktoptions, REFUSED, EPERM},
     /* multicast joins: on the host's own interfaces in baseline (red-team finding) */
     {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, REFUSED, EPERM},
     {"setsockopt(IPPROTO_IP, MCAST_JOIN_GROUP)", probe_mcast_join_group_v4, REFUSED, EPERM},
@@ -861,7 +862,6 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
         {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
         {"tee", probe_tee, ALLOWED, 0},
-        {"setsockopt(IPV6_2292PKTOPTIONS)", probe_ipv6_2292pktoptions, ALLOWED, EBADF},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
         {"setsockopt(SO_TIMESTAMP)", probe_so_timestamp, ALLOWED, EBADF},
         {"setsockopt(SOL_UDPLITE, UDP_GRO)", probe_udplite_gro, ALLOWED, EBADF},
@@ -891,7 +891,7 @@ static void test_hardened_specific(void **state)
         {"setsockopt(SO_REUSEADDR)", probe_reuseaddr, ALLOWED, EBADF},
         /* multicast joins: a list searched under the host's RTNL lock (red-team finding) */
         {"setsockopt(IPV6_JOIN_ANYCAST)", probe_ipv6_join_anycast, REFUSED, EPERM},
-        {"setsockopt(IPV6_2292PKTOPTIONS)", probe_ipv6_2292pktoptions, REFUSED, EPERM},
+
         {"setsockopt(IP_TOS)", probe_ip_tos, ALLOWED, EBADF},
         /* host-wide static keys flipped on a shared kernel worker, the host-wide flow label
          * pool, CPU time in migration threads outside the cgroup (red-team findings) */

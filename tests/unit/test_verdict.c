@@ -129,18 +129,21 @@ static void test_supervisor_errors(void **state)
     ev.sup_status = SIGKILL; /* killed supervisor, whatever its report said */
     decide(&ev, &res);
     assert_error(&res, "supervisor was killed");
+    assert_int_equal(res.exit_code, -1); /* its report is not believed */
     asb_result_free(&res);
 
     ev = honest(rep, 0);
     ev.sup_exited = false;
     decide(&ev, &res);
     assert_error(&res, "exit was not seen");
+    assert_int_equal(res.exit_code, -1);
     asb_result_free(&res);
 
     json_t *bad = json_pack("{s:s, s:i}", "exit_code", "0", "signal", 0);
     ev = honest(bad, 0);
     decide(&ev, &res);
     assert_error(&res, "malformed exit report");
+    assert_int_equal(res.exit_code, -1);
     asb_result_free(&res);
 
     json_t *noexec = json_pack("{s:i, s:i, s:s}", "exit_code", 127, "signal", 0, "exec_error",
