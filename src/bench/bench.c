@@ -1,5 +1,6 @@
 /* bench.c - lane probe, a bounded worker pool over tasks, and the artifact. */
 #include "bench/bench.h"
+#include "core/json.h"
 #include "bench/aggregate.h"
 #include "core/error.h"
 #include "core/limits.h"
@@ -334,14 +335,17 @@ static json_t *phase_json(const asb_bench_phase_t *ph)
 {
     if (!ph->ran)
         return json_null();
-    /* exit_code as in the run record: null when the program did not exit on its own. */
-    return json_pack(
-        "{s:s, s:s, s:s, s:o, s:i, s:b, s:b, s:f, s:f, s:{s:b, s:b}, s:s?, s:s?}", "backend",
-        ph->backend, "profile", ph->profile, "status", asb_status_name(ph->status), "exit_code",
-        ph->exit_code >= 0 ? json_integer(ph->exit_code) : json_null(), "signal", ph->signal, "oom",
-        ph->out_of_memory, "timeout", ph->timed_out, "duration_s", ph->duration_s, "cpu_time_s",
-        ph->cpu_time_s, "attestation", "present", ph->attestation_present, "valid",
-        ph->attestation_valid, "error", ph->error, "stderr_tail", ph->stderr_tail);
+    /* exit_code as in the run record: null when the program did not exit on its own; limits as
+     * its limits.enforced, null for a sandbox_error. */
+    return json_pack("{s:s, s:s, s:s, s:o, s:i, s:b, s:b, s:f, s:f, s:{s:b, s:b}, s:o, s:s?, s:s?}",
+                     "backend", ph->backend, "profile", ph->profile, "status",
+                     asb_status_name(ph->status), "exit_code",
+                     ph->exit_code >= 0 ? json_integer(ph->exit_code) : json_null(), "signal",
+                     ph->signal, "oom", ph->out_of_memory, "timeout", ph->timed_out, "duration_s",
+                     ph->duration_s, "cpu_time_s", ph->cpu_time_s, "attestation", "present",
+                     ph->attestation_present, "valid", ph->attestation_valid, "limits",
+                     ph->limits_known ? asb_limits_json(&ph->limits) : json_null(), "error",
+                     ph->error, "stderr_tail", ph->stderr_tail);
 }
 
 static json_t *row_json(const asb_bench_task_t *t, const asb_bench_row_t *r)

@@ -114,6 +114,8 @@ void asb_bench_phase_record(asb_bench_phase_t *ph, int rc, const asb_result_t *r
     ph->cpu_time_s = res->cpu_time_s;
     ph->attestation_present = res->attestation.present;
     ph->attestation_valid = res->attestation.valid;
+    ph->limits_known = res->status != ASB_STATUS_SANDBOX_ERROR;
+    ph->limits = res->limits_enforced;
     if (rc < 0)
         ph->error = strdup(err->message[0] ? err->message : "sandbox error");
     else if (res->status == ASB_STATUS_SANDBOX_ERROR && res->error)

@@ -34,6 +34,11 @@ typedef struct asb_bench_phase {
     bool timed_out, out_of_memory, stdout_truncated;
     double duration_s, cpu_time_s;
     bool attestation_present, attestation_valid;
+    /* The limits the run enforced (its record's limits.enforced); none for a sandbox_error. Two
+     * artifacts of one lane may rest on different limits (a task's own, --profile's): the row
+     * says which (QA observation). */
+    bool limits_known;
+    asb_limits_t limits;
     char *error;       /* sandbox error, when !ok */
     char *stderr_tail; /* last non-empty stderr line, printable ASCII */
 } asb_bench_phase_t;

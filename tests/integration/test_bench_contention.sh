@@ -47,6 +47,9 @@ rows = {r["task_id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 for t in ("honest0", "honest1"):
     r = rows[t]
     assert r["verdict"] == "pass", (t, r["verdict"], r["reason"], r.get("first_reason"))
+    # the row says what it rested on: the task's own timeout, hardened's memory and pids
+    lim = r["grader"]["limits"]
+    assert lim["timeout_s"] == 1.6 and lim["memory_bytes"] == 128 << 20 and lim["pids"] == 64, lim
     print("ok   %s passes beside six spinners at --jobs 8%s" % (
         t, " (graded again alone after: %s)" % r["first_reason"] if r.get("regraded_alone") else ""))
 for t in ["spin%d" % i for i in range(6)]:

@@ -15,6 +15,7 @@ assert agg["count"] == 3 and agg["scored"] == 3 and agg["passed"] == 3, agg
 assert agg["pass_rate"] == 1.0, agg
 assert len(sub["rows"]) == 3 and all(r["verdict"] == "pass" for r in sub["rows"])
 assert all(r["grader"]["backend"] == "subprocess" for r in sub["rows"])
+assert all(r["grader"]["limits"]["timeout_s"] > 0 for r in sub["rows"]), sub["rows"][0]["grader"]
 assert sub["honesty"]["unsafe_lane"] is True
 assert sub["honesty"]["oracle_hidden"] is False  # the candidate can read the suite there
 assert isinstance(dock["docker_available"], bool)
