@@ -347,6 +347,21 @@ static int probe_fsetxattr(void)
 {
     return result(syscall(SYS_fsetxattr, -1, "user.x", "1", 1, 0));
 }
+/* execve of a file that does not exist: ENOENT before the kernel looks at argv. With a NULL argv
+ * the filter refuses (the kernel's once-per-boot warning, red-team finding); a pointer whose low
+ * 32 bits are zero is not NULL. */
+static int probe_execve_null_argv(void)
+{
+    return result(syscall(SYS_execve, "/nonexistent-asb", NULL, NULL));
+}
+static int probe_execve_high_argv(void)
+{
+    return result(syscall(SYS_execve, "/nonexistent-asb", (void *)0x100000000ull, NULL));
+}
+static int probe_execveat_null_argv(void)
+{
+    return result(syscall(SYS_execveat, AT_FDCWD, "/nonexistent-asb", NULL, NULL, 0));
+}
 static int probe_getxattr(void)
 {
     char v[8];
@@ -818,6 +833,9 @@ static const expect_t COMMON[] = {
     {"lsetxattr", probe_lsetxattr, REFUSED, EOPNOTSUPP},
     {"fsetxattr", probe_fsetxattr, REFUSED, EOPNOTSUPP},
     {"getxattr", probe_getxattr, ALLOWED, ENOENT},
+    {"execve(NULL argv)", probe_execve_null_argv, REFUSED, EPERM},
+    {"execve(argv 1<<32)", probe_execve_high_argv, ALLOWED, ENOENT},
+    {"execveat(NULL argv)", probe_execveat_null_argv, REFUSED, EPERM},
     {"setsockopt(TCP_MD5SIG)", probe_tcp_md5sig, REFUSED, EPERM},
     {"setsockopt(TCP_MD5SIG_EXT)", probe_tcp_md5sig_ext, REFUSED, EPERM},
     {"setsockopt(TCP_AO_ADD_KEY)", probe_tcp_ao_add_key, REFUSED, EPERM},

@@ -29,7 +29,8 @@
 
 /* Calls that carry conditions (or a non-default errno) in every policy; they must never also be
  * on an unconditional list, or libseccomp would drop the conditions. */
-static const char *const CONDITIONAL[] = {"clone", "clone3", "socket", "personality", "prlimit64"};
+static const char *const CONDITIONAL[] = {"clone",     "clone3", "socket",  "personality",
+                                          "prlimit64", "execve", "execveat"};
 
 #define GEN_MAX_SYSCALLS 512
 #define GEN_MAX_GATES 8 /* gen_arg_refusal_t.more_gates */
@@ -410,6 +411,19 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
     rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("prlimit64"), 1, &read_cmp, why, why_len);
     if (rc < 0)
         return rc;
+    /* execve(2) and execveat(2) only with an argv (all 64 bits compared: a valid pointer may
+     * have its low half zero). A NULL argv uses up the kernel's once-per-boot warning about the
+     * pkexec exploit's pattern (CVE-2021-4034), so a host process doing it later went unlogged
+     * (red-team finding, session 16); no program needs it. */
+    struct scmp_arg_cmp argv_cmp = {.arg = 1, .op = SCMP_CMP_GT, .datum_a = 0};
+    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("execve"), 1, &argv_cmp, why, why_len);
+    if (rc < 0)
+        return rc;
+    struct scmp_arg_cmp argv_at_cmp = {.arg = 2, .op = SCMP_CMP_GT, .datum_a = 0};
+    rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr("execveat"), 1, &argv_at_cmp, why,
+                  why_len);
+    if (rc < 0)
+        return rc;
 
     /* personality(2): ADDR_NO_RANDOMIZE would switch off ASLR for whatever the workload execs
      * next, READ_IMPLIES_EXEC makes every readable mapping executable. Compared on all 64 bits:
@@ -542,6 +556,8 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     fprintf(f,
             "%s    prlimit64(%d): only on the caller itself (pid 0), or to read (no new limit)\n",
             prefix, asb_gen_syscall_nr("prlimit64"));
+    fprintf(f, "%s    execve(%d), execveat(%d): only with an argv (not NULL)\n", prefix,
+            asb_gen_syscall_nr("execve"), asb_gen_syscall_nr("execveat"));
     fprintf(f, "%s    personality(%d): only", prefix, asb_gen_syscall_nr("personality"));
     for (size_t i = 0; i < p->n_personalities; i++)
         fprintf(f, " 0x%llx", (unsigned long long)p->personalities[i]);
