@@ -464,15 +464,24 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
             /* The cgroup's own events, hierarchical over its subtree: nothing the workload prints
              * or writes can move them. oom_group_kill (6.x) counts the group kills oom.group
              * causes; the victim kill is in oom_kill too, but take the larger to be safe. */
-            uint64_t kills, group_kills, hits;
-            if ((rc = stat_u64(d, "memory.events", "oom_kill", false, &kills, err)) < 0 ||
-                (rc = stat_u64(d, "memory.events", "oom_group_kill", true, &group_kills, err)) < 0)
-                return rc;
+            /* One read of memory.events for its three counters (this runs after every run). */
+            char ev[2048];
+            size_t len;
+            uint64_t kills, group_kills = 0, hits;
+            if ((rc = asb_cgroup_fs_read_at(d->dir_fd, "memory.events", ev, sizeof(ev), &len)) < 0)
+                return asb_err_sys(err, -rc, "cgroup: read %s/memory.events", d->path);
+            if (asb_cgroup_parse_key_u64(ev, len, "oom_kill", &kills) < 0 ||
+                asb_cgroup_parse_key_u64(ev, len, "max", &hits) < 0)
+                return asb_err(err, -EINVAL, "cgroup: cannot parse %s/memory.events", d->path);
+            rc = asb_cgroup_parse_key_u64(ev, len, "oom_group_kill", &group_kills);
+            if (rc < 0 && rc != -ENOENT) /* absent before 6.x */
+                return asb_err(err, rc,
+                               "cgroup: cannot parse \"oom_group_kill\" in %s/memory.events",
+                               d->path);
             st->oom_kills = kills > group_kills ? kills : group_kills;
-            if ((rc = stat_u64(d, "memory.peak", NULL, true, &st->memory_peak_bytes, err)) < 0 ||
-                (rc = stat_u64(d, "memory.events", "max", false, &hits, err)) < 0)
-                return rc;
             st->memory_limit_reached = hits > 0;
+            if ((rc = stat_u64(d, "memory.peak", NULL, true, &st->memory_peak_bytes, err)) < 0)
+                return rc;
         }
         uint64_t usec;
         if ((rc = stat_u64(d, "cpu.stat", "usage_usec", false, &usec, err)) < 0)
