@@ -50,7 +50,17 @@ typedef struct asb_limits {
 typedef struct asb_file_in {
     const char *host_path; /* a regular file on the host */
     const char *name;      /* plain name inside the workspace; NULL = basename(host_path) */
+    /* A program to run (a binary built on the host or in an earlier run). Native baseline and
+     * hardened put it read-only and executable at ASB_EXEC_DIR/NAME (a mount of its own that
+     * nothing in the sandbox can write), with NAME in the workspace a symlink to it, so that
+     * `./NAME` runs: hardened executes nothing written during the run (W^X), and a plain file
+     * in is never executable. subprocess writes it into its directory with mode 0755. The docker
+     * backend refuses it. */
+    bool executable;
 } asb_file_in_t;
+
+/* Where executable files in are placed (native baseline and hardened). */
+#define ASB_EXEC_DIR "/exec"
 
 /* Controls that can be switched off one at a time, for ablation studies and for the positive
  * controls of tests. A run with any of these set is recorded as weakened in its result; it is never

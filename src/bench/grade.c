@@ -204,6 +204,7 @@ static int stage_files(const asb_bench_files_t *cand, phase_io_t *io, asb_error_
             return asb_err_sys(err, errno, "close %s", io->paths[i]);
         io->fin[i].host_path = io->paths[i];
         io->fin[i].name = f->name;
+        io->fin[i].executable = false;
     }
     return 0;
 }

@@ -20,15 +20,20 @@ static void usage(FILE *f)
             "                         [--stdin-file F] [--interpreter PATH] [--timeout S]\n"
             "                         [--memory MiB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
             "                         [--file-in HOST_PATH[:NAME]]... [--file-out NAME]...\n"
+            "                         [--exec-in HOST_PATH[:NAME]]...\n"
             "                         [--file-in-limit BYTES] [--file-out-limit BYTES]\n"
             "                         [--env KEY=VALUE]... [--image NAME] [--json]\n"
             "\n"
             "Runs code or a command under a hardening profile (default: hardened).\n"
             "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened (and\n"
             "docker-baseline, docker-hardened: the same with --backend docker).\n"
-            "At most 64 --file-in, 64 --file-out and 128 --env. Each file in is at most\n"
-            "16 MiB and each file out 1 MiB unless --file-in-limit / --file-out-limit say\n"
-            "otherwise (at most 1 GiB and 256 MiB; the workspace's own size still applies).\n"
+            "--exec-in brings a program (a binary built on the host or in an earlier run):\n"
+            "native baseline and hardened place it read-only and executable at /exec/NAME,\n"
+            "with ./NAME a link to it; hardened executes nothing written during the run.\n"
+            "At most 64 --file-in and --exec-in together, 64 --file-out and 128 --env. Each\n"
+            "file in is at most 16 MiB and each file out 1 MiB unless --file-in-limit /\n"
+            "--file-out-limit say otherwise (at most 1 GiB and 256 MiB; the workspace's own\n"
+            "size still applies).\n"
             "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
             "terminal (it must end within the timeout), else empty.\n"
             "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
@@ -109,17 +114,31 @@ static int parse(int argc, char **argv, run_args_t *a)
             cli_error("run: unexpected argument '%s' (put the command after --)", arg);
             return -1;
         }
-        static const char *const value_opts[] = {
-            "--profile",       "--backend",        "--code", "--file",        "--stdin-file",
-            "--timeout",       "--memory",         "--pids", "--cpus",        "--output-limit",
-            "--file-in",       "--file-out",       "--env",  "--interpreter", "--image",
-            "--file-in-limit", "--file-out-limit", NULL};
+        static const char *const value_opts[] = {"--profile",
+                                                 "--backend",
+                                                 "--code",
+                                                 "--file",
+                                                 "--stdin-file",
+                                                 "--timeout",
+                                                 "--memory",
+                                                 "--pids",
+                                                 "--cpus",
+                                                 "--output-limit",
+                                                 "--file-in",
+                                                 "--file-out",
+                                                 "--env",
+                                                 "--interpreter",
+                                                 "--image",
+                                                 "--file-in-limit",
+                                                 "--file-out-limit",
+                                                 "--exec-in",
+                                                 NULL};
         if (!cli_value_option("run", arg, value_opts))
             return -1;
         if (!(v = need(argc, argv, &i)))
             return -1;
         bool repeatable = strcmp(arg, "--file-in") == 0 || strcmp(arg, "--file-out") == 0 ||
-                          strcmp(arg, "--env") == 0;
+                          strcmp(arg, "--env") == 0 || strcmp(arg, "--exec-in") == 0;
         if (!repeatable && cli_once(&seen, arg) < 0)
             return -1;
         if (strcmp(arg, "--profile") == 0) {
@@ -165,9 +184,10 @@ static int parse(int argc, char **argv, run_args_t *a)
             if (cli_parse_u64(arg, v, 1, ASB_MAX_FILE_OUT_BYTES, &u) < 0)
                 return -1;
             c->limits.file_out_bytes = u;
-        } else if (strcmp(arg, "--file-in") == 0) {
+        } else if (strcmp(arg, "--file-in") == 0 || strcmp(arg, "--exec-in") == 0) {
             if (c->n_files_in >= ASB_MAX_FILES_IN) {
-                cli_error("--file-in: at most %d files", ASB_MAX_FILES_IN);
+                cli_error("%s: at most %d files in (--file-in and --exec-in together)", arg,
+                          ASB_MAX_FILES_IN);
                 return -1;
             }
             char *spec = strdup(v);
@@ -178,15 +198,17 @@ static int parse(int argc, char **argv, run_args_t *a)
             char *colon = strrchr(spec, ':');
             asb_file_in_t *f = &a->files_in[c->n_files_in++];
             f->host_path = spec;
+            f->name = NULL;
+            f->executable = strcmp(arg, "--exec-in") == 0;
             if (colon && !strchr(colon + 1, '/')) {
                 *colon = '\0';
                 f->name = colon + 1;
             } else if (colon && access(spec, F_OK) < 0) {
                 /* Not a path with a ':' in it, and a NAME with a '/': say which part is wrong
                  * (QA finding: "No such file or directory" for the whole string). */
-                cli_error("--file-in %s: NAME '%s' must be a plain name (no '/'; the workspace "
+                cli_error("%s %s: NAME '%s' must be a plain name (no '/'; the workspace "
                           "is flat: bring a directory as a tar file and unpack it inside)",
-                          v, colon + 1);
+                          arg, v, colon + 1);
                 return -1;
             }
         } else if (strcmp(arg, "--file-out") == 0) {

@@ -423,6 +423,22 @@ static int build_files(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *e
         for (size_t j = 0; j < i; j++)
             if (strcmp(plan->files_in[j].name, name) == 0)
                 return asb_err(err, -EINVAL, "file-in '%s': given twice", name);
+        if (f->executable) {
+            /* Refused where it cannot be what it says: a read-only program of the caller's,
+             * in a place the run cannot write. */
+            if (strcmp(plan->backend, "docker") == 0)
+                return asb_err(err, -ENOTSUP,
+                               "file-in '%s': executable files in are not supported by the "
+                               "docker backend",
+                               name);
+            if (plan->profile.root == ASB_ROOT_HOST && plan->profile.sandboxed)
+                return asb_err(err, -ENOTSUP,
+                               "file-in '%s': executable files in need the sandbox's own root "
+                               "(the mounts are weakened)",
+                               name);
+            plan->exec_dir = plan->profile.sandboxed;
+        }
+        plan->files_in[i].executable = f->executable;
         plan->files_in[i].host_path = strdup(f->host_path);
         plan->files_in[i].name = strdup(name);
         plan->n_files_in = i + 1;

@@ -9,6 +9,7 @@
 typedef struct asb_plan_file_in {
     char *host_path;
     char *name;
+    bool executable; /* placed at ASB_EXEC_DIR/name, read-only and executable */
 } asb_plan_file_in_t;
 
 typedef struct asb_plan {
@@ -26,6 +27,9 @@ typedef struct asb_plan {
     asb_limits_t requested, limits;
     asb_plan_file_in_t *files_in;
     size_t n_files_in;
+    /* Native: the sandbox mounts ASB_EXEC_DIR (a file in is executable; a pool's template always
+     * asks for it, since any job may bring one). */
+    bool exec_dir;
     char **files_out;
     size_t n_files_out;
     char *docker_image;

@@ -184,6 +184,9 @@ int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_
         free(p);
         return rc;
     }
+    /* Any job may bring a program (an executable file in): every prepared sandbox has the
+     * place for it. */
+    p->tmpl.exec_dir = true;
     p->size = size;
     p->owner = getpid();
     pthread_mutex_init(&p->mu, NULL);

@@ -68,20 +68,26 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
                         size_t n_files, bool usr_from_host, uint32_t owner_uid)
 {
     const asb_profile_t *p = &plan->profile;
-    json_t *argv = json_array(), *env = json_array(), *files = json_array();
+    json_t *argv = json_array(), *env = json_array(), *files = json_array(),
+           *files_exec = json_array();
     /* json_string() is NULL for text that is not UTF-8, and appending NULL silently appends
      * nothing: every string must arrive, or there is no spec (plan.c refuses such text first). */
-    bool ok = argv && env && files;
+    bool ok = argv && env && files && files_exec;
     for (size_t i = 0; ok && plan->argv[i]; i++)
         ok = json_array_append_new(argv, json_string(plan->argv[i])) == 0;
     for (size_t i = 0; ok && plan->env[i]; i++)
         ok = json_array_append_new(env, json_string(plan->env[i])) == 0;
     for (size_t i = 0; ok && i < n_files; i++)
         ok = json_array_append_new(files, json_string(file_names[i])) == 0;
+    /* Which of the job's files in are programs (a sandbox's own spec has no files). */
+    for (size_t i = 0; ok && n_files && i < plan->n_files_in; i++)
+        if (plan->files_in[i].executable)
+            ok = json_array_append_new(files_exec, json_string(plan->files_in[i].name)) == 0;
     if (!ok) {
         json_decref(argv);
         json_decref(env);
         json_decref(files);
+        json_decref(files_exec);
         return NULL;
     }
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
@@ -93,7 +99,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:o, s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -105,7 +111,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         (json_int_t)plan->limits.output_bytes, "argv", argv, "env", env, "files_in", files,
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
         "memfd_refuse", asb_native_memfd_refuse(p), "usr_from_host", usr_from_host, "devpts",
-        p->devpts, "stack_soft", stack_soft, "owner_uid", (json_int_t)owner_uid);
+        p->devpts, "stack_soft", stack_soft, "owner_uid", (json_int_t)owner_uid, "files_exec",
+        files_exec, "exec_dir", plan->exec_dir);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

@@ -39,9 +39,12 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int copy_in(int dirfd, const char *name, int src, uint64_t max, asb_error_t *err)
+/* A program (an executable file in) gets mode 0755, every other file 0644. */
+static int copy_in(int dirfd, const char *name, int src, uint64_t max, bool executable,
+                   asb_error_t *err)
 {
-    int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     executable ? 0755 : 0644);
     if (out < 0)
         return asb_err_sys(err, errno, "file-in %s", name);
     int rc = asb_copy_fd(src, out, max, err);
@@ -135,7 +138,8 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         if ((rc = asb_file_in_open(plan->files_in[i].host_path, plan->limits.file_in_bytes, &fd,
                                    &size, err)) < 0)
             goto out;
-        rc = copy_in(dirfd, plan->files_in[i].name, fd, plan->limits.file_in_bytes, err);
+        rc = copy_in(dirfd, plan->files_in[i].name, fd, plan->limits.file_in_bytes,
+                     plan->files_in[i].executable, err);
         close(fd);
         if (rc < 0)
             goto out;

@@ -299,6 +299,19 @@ fi
 expect_usage "--file-in NAME with a '/'" "$CLI" run --file-in /etc/hostname:pkg/x.py --code pass
 grep -q "must be a plain name" "$TMP/err" && pass "--file-in NAME with a '/': says which part" ||
     fail "--file-in NAME with a '/': $(cat "$TMP/err")"
+# --exec-in: a program the host brings runs as ./NAME under hardened (W^X keeps a plain file in
+# from running, and the error says what to use instead); the docker backend refuses it.
+printf '#!/bin/sh\necho "brought $1"\n' >"$TMP/brought.sh"
+expect_rc "--exec-in runs under hardened" 0 "$CLI" run --exec-in "$TMP/brought.sh:tool" -- ./tool x
+out=$("$CLI" run --exec-in "$TMP/brought.sh:tool" -- ./tool x </dev/null 2>/dev/null)
+[[ $out == "brought x" ]] && pass "--exec-in: the program's output" || fail "--exec-in: '$out'"
+expect_rc "--file-in is not executable under hardened" 125 "$CLI" run --file-in "$TMP/brought.sh:tool" -- ./tool
+"$CLI" run --file-in "$TMP/brought.sh:tool" -- ./tool </dev/null >/dev/null 2>"$TMP/err"
+grep -q -- "--exec-in" "$TMP/err" && pass "a refused exec of a file in names --exec-in" ||
+    fail "a refused exec of a file in: $(cat "$TMP/err")"
+expect_usage "--exec-in with the docker backend" "$CLI" run --backend docker --exec-in "$TMP/brought.sh:tool" -- ./tool
+grep -q "not supported by the docker backend" "$TMP/err" && pass "--exec-in with docker: says why" ||
+    fail "--exec-in with docker: $(cat "$TMP/err")"
 # A program that never ran has no exit code of its own (SPEC: null), in every profile (QA
 # finding: the failed exec's 127 was reported as the program's).
 for p in hardened baseline subprocess; do

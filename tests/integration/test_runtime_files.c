@@ -173,6 +173,172 @@ static void test_file_out_bad_names_refused_before_run(void **state)
     free(code);
 }
 
+/* ---- executable files in (--exec-in) ------------------------------------------------------ */
+
+/* A program the host brings: a shell script (the kernel's exec of it checks the file's own mount
+ * and Landlock rule, as for a binary) and a copy of an ELF binary that lives in /usr. */
+typedef struct exec_fixture {
+    char dir[64], script[96], elf[96];
+} exec_fixture_t;
+
+static void exec_fixture_make(exec_fixture_t *f)
+{
+    strcpy(f->dir, "/tmp/rt-exec-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->script, sizeof(f->script), "%s/prog", f->dir);
+    snprintf(f->elf, sizeof(f->elf), "%s/echo", f->dir);
+    FILE *o = fopen(f->script, "w");
+    assert_non_null(o);
+    fputs("#!/bin/sh\necho \"exec-in-ran $*\"\nexit 7\n", o);
+    assert_int_equal(fclose(o), 0);
+    /* Host modes do not matter: what the sandbox sees is its own copy. */
+    assert_int_equal(chmod(f->script, 0600), 0);
+    char *cmd = rt_fmt("cp /bin/echo %s && chmod 0600 %s", f->elf, f->elf);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+static void exec_fixture_remove(exec_fixture_t *f)
+{
+    unlink(f->script);
+    unlink(f->elf);
+    rmdir(f->dir);
+}
+
+static int run_exec_in(const char *profile, const char *backend, uint32_t weaken,
+                       const char *const *argv, const exec_fixture_t *f, asb_result_t *r,
+                       asb_error_t *err)
+{
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.backend = backend;
+    cfg.weaken = weaken;
+    cfg.argv = argv;
+    asb_file_in_t fin[] = {{.host_path = f->script, .name = "prog", .executable = true},
+                           {.host_path = f->elf, .name = "echo2", .executable = true},
+                           {.host_path = f->script, .name = "plain"}};
+    cfg.files_in = fin;
+    cfg.n_files_in = 3;
+    cfg.limits.timeout_s = 20;
+    memset(err, 0, sizeof(*err));
+    return asb_run(&cfg, r, err);
+}
+
+/* A program brought with `executable` runs as ./NAME in every profile; in baseline and hardened
+ * it is read-only (an attempt to replace it changes nothing that runs), and hardened still
+ * executes nothing written during the run, nor a plain file in. */
+static void test_exec_in(void **state)
+{
+    (void)state;
+    exec_fixture_t f;
+    exec_fixture_make(&f);
+    static const char *const profiles[] = {"subprocess", "baseline", "hardened"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *prof = profiles[i];
+        bool sandboxed = i > 0, wx = i == 2;
+        asb_result_t r;
+        asb_error_t err;
+        const char *const direct[] = {"./prog", "a", "b", NULL};
+        assert_int_equal(run_exec_in(prof, NULL, 0, direct, &f, &r, &err), 0);
+        if (r.status != ASB_STATUS_COMPLETED || r.exit_code != 7)
+            rt_dump(prof, &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_int_equal(r.exit_code, 7);
+        assert_true(rt_bytes_eq(&r.out, "exec-in-ran a b\n"));
+        asb_result_free(&r);
+
+        /* The program tries to replace what it was given, then runs it; then runs a file of
+         * its own making and the plain file in. */
+        const char *const sh[] = {
+            "/bin/sh", "-c",
+            "printf '#!/bin/sh\\necho FORGED\\n' > /exec/prog 2>/dev/null;"
+            "printf '#!/bin/sh\\necho FORGED\\n' > prog.new 2>/dev/null &&"
+            " mv -f prog.new /exec/prog 2>/dev/null;"
+            "touch /exec/extra 2>/dev/null && echo EXTRA;"
+            "chmod 0777 /exec/prog 2>/dev/null && echo CHMOD;"
+            "./echo2 elf-ran;"
+            "./prog x;"
+            "printf '#!/bin/sh\\necho WRITTEN-RAN\\n' > mine; chmod +x mine; ./mine 2>/dev/null;"
+            "chmod +x plain 2>/dev/null; ./plain 2>/dev/null | sed s/exec-in-ran/PLAIN-RAN/;"
+            "exit 0",
+            NULL};
+        assert_int_equal(run_exec_in(prof, NULL, 0, sh, &f, &r, &err), 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_has(&r.out, "elf-ran\n"));
+        assert_true(rt_bytes_has(&r.out, "exec-in-ran x\n"));
+        if (sandboxed) {
+            bool forged = rt_bytes_has(&r.out, "FORGED"), extra = rt_bytes_has(&r.out, "EXTRA"),
+                 chm = rt_bytes_has(&r.out, "CHMOD");
+            if (forged || extra || chm)
+                rt_dump(prof, &r);
+            assert_false(forged);
+            assert_false(extra);
+            assert_false(chm);
+        }
+        /* W^X: hardened runs neither its own file nor a plain file in; the others do (the
+         * positive control that the commands above can run them). */
+        assert_int_equal(rt_bytes_has(&r.out, "WRITTEN-RAN"), !wx);
+        assert_int_equal(rt_bytes_has(&r.out, "PLAIN-RAN"), !wx);
+        asb_result_free(&r);
+    }
+
+    /* A refused exec of a written file says why, in the run's error. */
+    asb_result_t r;
+    asb_error_t err;
+    const char *const plain[] = {"./plain", NULL};
+    assert_true(run_exec_in("hardened", NULL, 0, plain, &f, &r, &err) < 0);
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_non_null(r.error);
+    assert_non_null(strstr(r.error, "Permission denied"));
+    assert_non_null(strstr(r.error, "--exec-in"));
+    asb_result_free(&r);
+
+    /* Where it cannot be what it says, it is refused before anything runs. */
+    const char *const direct[] = {"./prog", NULL};
+    assert_int_equal(run_exec_in("hardened", "docker", 0, direct, &f, &r, &err), -ENOTSUP);
+    assert_non_null(strstr(err.message, "docker"));
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    asb_result_free(&r);
+    assert_int_equal(run_exec_in("hardened", NULL, ASB_WEAKEN_MOUNTS, direct, &f, &r, &err),
+                     -ENOTSUP);
+    asb_result_free(&r);
+    exec_fixture_remove(&f);
+}
+
+/* A prepared sandbox takes a job with a program, and one without after it. */
+static void test_exec_in_pool(void **state)
+{
+    (void)state;
+    exec_fixture_t f;
+    exec_fixture_make(&f);
+    asb_config_t tmpl;
+    asb_config_init(&tmpl);
+    tmpl.profile = "hardened";
+    asb_pool_t *pool = NULL;
+    asb_error_t err;
+    assert_int_equal(asb_pool_new(&tmpl, 1, &pool, &err), 0);
+    for (int k = 0; k < 2; k++) {
+        asb_config_t cfg = tmpl;
+        const char *const with[] = {"./prog", "pooled", NULL};
+        const char *const without[] = {"/bin/sh", "-c", "ls /exec | wc -l", NULL};
+        asb_file_in_t fin = {.host_path = f.script, .name = "prog", .executable = true};
+        cfg.argv = k == 0 ? with : without;
+        cfg.files_in = k == 0 ? &fin : NULL;
+        cfg.n_files_in = k == 0 ? 1 : 0;
+        asb_result_t r;
+        int rc = asb_pool_run(pool, &cfg, &r, &err);
+        if (rc < 0)
+            fprintf(stderr, "asb_pool_run: %s\n", err.message);
+        assert_int_equal(rc, 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_eq(&r.out, k == 0 ? "exec-in-ran pooled\n" : "0\n"));
+        asb_result_free(&r);
+    }
+    asb_pool_free(pool);
+    exec_fixture_remove(&f);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -183,6 +349,8 @@ int main(void)
         RT_TEST(test_file_out_guard),
         RT_TEST(test_file_out_size_cap),
         RT_TEST(test_file_out_bad_names_refused_before_run),
+        RT_TEST(test_exec_in),
+        RT_TEST(test_exec_in_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -927,7 +927,8 @@ static void test_proc_hides_host_identity(void **state)
         "    p = '/proc/' + f\n"
         "    print(f, len(open(p).read()) if os.path.exists(p) else 'absent')\n"
         "print('fsdir', len(os.listdir('/proc/fs')))\n"
-        "print('busdir', len(os.listdir('/proc/bus')) if os.path.exists('/proc/bus') else 'absent')\n";
+        "print('busdir', len(os.listdir('/proc/bus')) if os.path.exists('/proc/bus') else "
+        "'absent')\n";
     static const struct {
         const char *profile;
         bool host;
@@ -1169,14 +1170,13 @@ static void test_caller_state_not_inherited(void **state)
      * hard limit stays). */
     struct rlimit ml;
     assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &ml), 0);
-    unsigned long long memlock =
-        ml.rlim_max < (rlim_t)SANDBOX_MEMLOCK ? (unsigned long long)ml.rlim_max
-                                                  : (unsigned long long)SANDBOX_MEMLOCK;
+    unsigned long long memlock = ml.rlim_max < (rlim_t)SANDBOX_MEMLOCK
+                                     ? (unsigned long long)ml.rlim_max
+                                     : (unsigned long long)SANDBOX_MEMLOCK;
     char want[256];
     snprintf(want, sizeof(want),
              "00000000 1000 (none) nice 0 policy 0 rtprio 0\nksm %s\nlim %d %d 0 0 %llu %llu\n",
-             ksm_stat ? "no" : "-", SANDBOX_SIGPENDING, SANDBOX_SIGPENDING, memlock,
-             memlock);
+             ksm_stat ? "no" : "-", SANDBOX_SIGPENDING, SANDBOX_SIGPENDING, memlock, memlock);
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(rc[i], 0);
         if (r[i].status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r[i].out, want))

@@ -211,6 +211,51 @@ static void test_plan_rejects_bad_input(void **state)
     cfg.profile = "hardened";
     cfg.weaken = 1u << 20;
     expect_refused(&cfg, "unknown weaken");
+
+    /* Executable files in: refused where they cannot be read-only programs of the caller's. */
+    asb_config_init(&cfg);
+    cfg.argv = argv;
+    asb_file_in_t progs[] = {{.host_path = "/bin/true", .name = "t", .executable = true}};
+    cfg.files_in = progs;
+    cfg.n_files_in = 1;
+    cfg.backend = "docker";
+    expect_refused(&cfg, "not supported by the docker backend");
+    cfg.backend = NULL;
+    cfg.weaken = ASB_WEAKEN_MOUNTS;
+    expect_refused(&cfg, "need the sandbox's own root");
+}
+
+/* An executable file in asks the native sandbox for its place (ASB_EXEC_DIR); a plain one does
+ * not, and subprocess needs none. */
+static void test_plan_exec_in(void **state)
+{
+    (void)state;
+    const char *argv[] = {"./t", NULL};
+    asb_file_in_t fin[] = {{.host_path = "/bin/true", .name = "t", .executable = true},
+                           {.host_path = "/etc/hostname", .name = "h"}};
+    static const struct {
+        const char *profile;
+        size_t n;
+        bool exec_dir;
+    } cases[] = {{"hardened", 2, true}, {"baseline", 2, true}, {"hardened", 0, false},
+                 {"subprocess", 2, false}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        asb_config_t cfg;
+        asb_config_init(&cfg);
+        cfg.profile = cases[i].profile;
+        cfg.argv = argv;
+        cfg.files_in = cases[i].n ? fin : NULL;
+        cfg.n_files_in = cases[i].n;
+        asb_plan_t plan;
+        asb_error_t err;
+        assert_int_equal(asb_plan_build(&cfg, &plan, &err), 0);
+        assert_int_equal(plan.exec_dir, cases[i].exec_dir);
+        if (cases[i].n) {
+            assert_true(plan.files_in[0].executable);
+            assert_false(plan.files_in[1].executable);
+        }
+        asb_plan_free(&plan);
+    }
 }
 
 static void test_plan_overrides_and_env(void **state)
@@ -550,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_plan_defaults),
         cmocka_unit_test(test_plan_nonces_differ),
         cmocka_unit_test(test_plan_rejects_bad_input),
+        cmocka_unit_test(test_plan_exec_in),
         cmocka_unit_test(test_plan_overrides_and_env),
         cmocka_unit_test(test_image_names),
         cmocka_unit_test(test_profile_table),

@@ -1,9 +1,10 @@
 /* landlock.c - restrict the workload's file system access (hardened).
  *
- * Read + execute on the system paths, read on /etc and /proc, read-write (never execute) on the
- * workspace and /tmp. Anything written at run time can therefore not be executed (W^X), and a
- * path the mounts forgot to hide is still unreadable. On ABI >= 6 the domain is also scoped: no
- * signals to, and no abstract unix sockets of, processes outside the sandbox. */
+ * Read + execute on the system paths and on the job's programs (ASB_EXEC_DIR, read-only), read on
+ * /etc and /proc, read-write (never execute) on the workspace and /tmp. Anything written at run
+ * time can therefore not be executed (W^X), and a path the mounts forgot to hide is still
+ * unreadable. On ABI >= 6 the domain is also scoped: no signals to, and no abstract unix sockets
+ * of, processes outside the sandbox. */
 #include "core/error.h"
 #include "native/supervisor/sup.h"
 
@@ -152,6 +153,11 @@ int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_err
     for (size_t i = 0; i < spec->n_bind_ro; i++)
         if ((rc = add_rule(rs, spec->bind_ro[i], ro, h, true, err)) < 0)
             goto out;
+    /* The job's programs: read and execute, never write (the mount is read-only once the job's
+     * files are in, and ours by file mode). */
+    if (spec->exec_dir && spec->root != ASB_ROOT_HOST &&
+        (rc = add_rule(rs, ASB_EXEC_DIR, rx, h, false, err)) < 0)
+        goto out;
     if ((rc = add_rule(rs, "/etc", ro, h, spec->root == ASB_ROOT_HOST, err)) < 0 ||
         (rc = add_rule(rs, "/proc", ro, h, false, err)) < 0 ||
         (rc = add_rule(rs, "/dev", dev, h, false, err)) < 0 ||

@@ -482,6 +482,19 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, int proc_
         return rc;
     if (chown(NEWROOT ASB_WORKSPACE, (uid_t)spec->uid, (gid_t)spec->gid) < 0)
         return asb_err_sys(err, errno, "chown " ASB_WORKSPACE);
+    /* The job's programs (executable files in): a tmpfs of its own that allows exec, ours
+     * (the workload's user cannot write it), made read-only once the job's files are in
+     * (sup_copy_files_in). Built now, before the workload's Landlock domain: its rule must hold
+     * this mount's root, not the directory under it. */
+    if (spec->exec_dir) {
+        char opts[128];
+        snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%d,mode=0755",
+                 (unsigned long long)spec->workspace_bytes, ASB_MAX_FILES_IN + 8);
+        if ((rc = mkdir_p(NEWROOT ASB_EXEC_DIR, 0755, err)) < 0 ||
+            (rc = xmount("tmpfs", NEWROOT ASB_EXEC_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts, err)) <
+                0)
+            return rc;
+    }
     /* The attestation's Landlock probe: readable by everyone's file modes, by no Landlock rule. */
     if ((rc = write_file(NEWROOT ASB_LANDLOCK_PROBE, "", 0444, err)) < 0)
         return rc;
@@ -507,17 +520,49 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, int proc_
     return 0;
 }
 
+/* An executable file in: the program at ASB_EXEC_DIR/NAME, ours and mode 0555, and NAME in the
+ * workspace a symlink to it (the workload's), so that `./NAME` runs it. */
+static int exec_file_in(const sup_spec_t *spec, int ws, int xdir, const sup_file_in_t *f,
+                        asb_error_t *err)
+{
+    char target[512];
+    if (snprintf(target, sizeof(target), ASB_EXEC_DIR "/%s", f->name) >= (int)sizeof(target))
+        return asb_err(err, -ENAMETOOLONG, "file-in %s", f->name);
+    if (symlinkat(target, ws, f->name) < 0)
+        return asb_err_sys(err, errno, "file-in %s: link in the workspace", f->name);
+    if (fchownat(ws, f->name, (uid_t)spec->uid, (gid_t)spec->gid, AT_SYMLINK_NOFOLLOW) < 0)
+        return asb_err_sys(err, errno, "file-in %s: chown the link", f->name);
+    int out = openat(xdir, f->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
+    if (out < 0)
+        return asb_err_sys(err, errno, "file-in %s", f->name);
+    return out;
+}
+
 int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t *err)
 {
     int dir = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0)
         return asb_err_sys(err, errno, "open %s", workspace);
+    bool place = spec->exec_dir && spec->root != ASB_ROOT_HOST;
+    int xdir = place ? open(ASB_EXEC_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (place && xdir < 0) {
+        int e = errno;
+        close(dir);
+        return asb_err_sys(err, e, "open " ASB_EXEC_DIR);
+    }
     int rc = 0;
     for (size_t i = 0; i < spec->n_files_in && rc == 0; i++) {
         const sup_file_in_t *f = &spec->files_in[i];
-        int out = openat(dir, f->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int out;
+        if (f->exec && xdir < 0) /* sup_spec_take_job refuses it first */
+            out = asb_err(err, -EINVAL, "file-in %s: no place for programs", f->name);
+        else if (f->exec)
+            out = exec_file_in(spec, dir, xdir, f, err);
+        else if ((out = openat(dir, f->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                               0644)) < 0)
+            out = asb_err_sys(err, errno, "file-in %s", f->name);
         if (out < 0) {
-            rc = asb_err_sys(err, errno, "file-in %s", f->name);
+            rc = out;
             break;
         }
         off_t off = 0;
@@ -532,11 +577,17 @@ int sup_copy_files_in(const sup_spec_t *spec, const char *workspace, asb_error_t
             if (n == 0)
                 break;
         }
-        if (rc == 0 && fchown(out, (uid_t)spec->uid, (gid_t)spec->gid) < 0)
+        if (rc == 0 && !f->exec && fchown(out, (uid_t)spec->uid, (gid_t)spec->gid) < 0)
             rc = asb_err_sys(err, errno, "file-in %s: chown", f->name);
         close(out);
         close(f->fd);
     }
     close(dir);
+    if (xdir >= 0)
+        close(xdir);
+    /* Sealed before the program starts, with or without programs in it: from now on nothing
+     * in the sandbox can change what it may execute. */
+    if (rc == 0 && place)
+        rc = restrict_mount(ASB_EXEC_DIR, MOUNT_ATTR_RDONLY, false, err);
     return rc;
 }

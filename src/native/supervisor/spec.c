@@ -65,15 +65,15 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     static const char *const caps[] = {"unchanged", "docker_default", "none"};
     static const char *const secs[] = {"none", "docker_default", "hardened"};
     char *nonce = NULL, *root = NULL, *cap = NULL, *sec = NULL;
-    char **files = NULL, **binds = NULL;
-    size_t n_files = 0, n_binds = 0;
+    char **files = NULL, **binds = NULL, **execs = NULL;
+    size_t n_files = 0, n_binds = 0, n_execs = 0;
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
             keep = 0, stack_soft = 0, owner_uid = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
-         mfdref = 0, usrhost = 0, devpts = 0;
-    /* Strict: well-formed, exactly these 30 keys (no duplicates: asb_wire_check), right types. */
+         mfdref = 0, usrhost = 0, devpts = 0, execdir = 0;
+    /* Strict: well-formed, exactly these 32 keys (no duplicates: asb_wire_check), right types. */
     rc = -EINVAL;
-    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 30 ||
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 32 ||
         asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
         asb_wire_get_str(m, mlen, "root", &root) < 0 ||
         asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
@@ -102,7 +102,9 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_bool(m, mlen, "usr_from_host", &usrhost) < 0 ||
         asb_wire_get_bool(m, mlen, "devpts", &devpts) < 0 ||
         asb_wire_get_int(m, mlen, "stack_soft", &stack_soft) < 0 ||
-        asb_wire_get_int(m, mlen, "owner_uid", &owner_uid) < 0) {
+        asb_wire_get_int(m, mlen, "owner_uid", &owner_uid) < 0 ||
+        asb_wire_get_strv(m, mlen, "files_exec", &execs, &n_execs) < 0 ||
+        asb_wire_get_bool(m, mlen, "exec_dir", &execdir) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -124,6 +126,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->memfd_refuse = mfdref;
     spec->usr_from_host = usrhost;
     spec->devpts = devpts;
+    spec->exec_dir = execdir;
     spec->workspace_bytes = (uint64_t)ws, spec->tmp_bytes = (uint64_t)tmp;
     spec->caps_keep = (uint64_t)keep;
     spec->uid = (long)uid, spec->gid = (long)gid;
@@ -162,11 +165,25 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         spec->files_in[i].fd = -1; /* the job message carries them */
         spec->n_files_in = i + 1;
     }
+    /* The programs among them: each named once, each one of the files in. */
+    for (size_t k = 0; k < n_execs; k++) {
+        size_t i = 0;
+        while (i < spec->n_files_in && strcmp(spec->files_in[i].name, execs[k]) != 0)
+            i++;
+        /* Only where the sandbox has the place for it (a root of its own, exec_dir). */
+        if (i == spec->n_files_in || spec->files_in[i].exec || !spec->exec_dir ||
+            spec->root == ASB_ROOT_HOST) {
+            asb_err(err, -EINVAL, "spec: files_exec[%zu]", k);
+            goto out;
+        }
+        spec->files_in[i].exec = true;
+    }
     rc = 0;
 out:
     free(m), free(nonce), free(root), free(cap), free(sec);
     asb_wire_strv_free(files);
     asb_wire_strv_free(binds);
+    asb_wire_strv_free(execs);
     return rc;
 }
 
@@ -189,6 +206,11 @@ int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err)
         same = strcmp(spec->bind_ro[i], job->bind_ro[i]) == 0;
     for (size_t i = 0; i < job->n_bind_ro; i++)
         free(job->bind_ro[i]);
+    /* A program needs the place made for it when the sandbox was built (the job's own exec_dir
+     * says only whether the host would have asked for it). */
+    bool place = spec->exec_dir && spec->root != ASB_ROOT_HOST;
+    for (size_t i = 0; same && i < job->n_files_in; i++)
+        same = !job->files_in[i].exec || place;
     if (!same) {
         asb_wire_strv_free(job->argv), asb_wire_strv_free(job->env);
         for (size_t i = 0; i < job->n_files_in; i++)

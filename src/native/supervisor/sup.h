@@ -28,6 +28,7 @@
 typedef struct sup_file_in {
     char *name;
     int fd;
+    bool exec; /* a program: into ASB_EXEC_DIR, read-only and executable */
 } sup_file_in_t;
 
 typedef struct sup_spec {
@@ -38,6 +39,7 @@ typedef struct sup_spec {
     bool memfd_refuse;  /* memfd_noexec on a kernel without it: memfd_create refused instead */
     bool usr_from_host; /* /usr arrives as a mount from the host ("usr_tree") */
     bool devpts;        /* a private devpts instance at /dev/pts */
+    bool exec_dir;      /* a tmpfs at ASB_EXEC_DIR for the job's programs (sealed at the job) */
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
     uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */

@@ -320,6 +320,16 @@ static const char *env_get(char **env, const char *key)
     return NULL;
 }
 
+/* A path in the places W^X keeps from exec (the workspace, relative paths included, /tmp and
+ * /dev/shm), in a profile that does: a refused exec there is that rule, said so. */
+static bool written_here(const sup_spec_t *spec, const char *path)
+{
+    if (!spec->workspace_noexec || !strchr(path, '/'))
+        return false;
+    return path[0] != '/' || strncmp(path, ASB_WORKSPACE "/", strlen(ASB_WORKSPACE) + 1) == 0 ||
+           strncmp(path, "/tmp/", 5) == 0 || strncmp(path, "/dev/shm/", 9) == 0;
+}
+
 /* execvpe() searches the caller's PATH; the workload's PATH is the one in its own env. */
 int sup_exec_in_path(char **argv, char **env)
 {
@@ -437,9 +447,13 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (setrlimit(RLIMIT_STACK, &stack) < 0)
         fail(att, "exec-error:", "cannot set the caller's soft RLIMIT_STACK", 125);
     int e = sup_exec_in_path(spec->argv, spec->env);
-    char msg[512];
+    char msg[640];
     /* A long path is cut, not the reason (the cut may split a character: the report sends it
      * as '?', see asb_wire_put_text). */
-    snprintf(msg, sizeof(msg), "exec %.400s: %s", spec->argv[0], strerror(e));
+    snprintf(msg, sizeof(msg), "exec %.400s: %s%s", spec->argv[0], strerror(e),
+             e == EACCES && written_here(spec, spec->argv[0])
+                 ? " (this profile executes no file written in the sandbox or brought in with "
+                   "--file-in: bring a program with --exec-in)"
+                 : "");
     fail(att, "exec-error:", msg, 127);
 }
