@@ -44,6 +44,11 @@ int cli_preflight(int argc, char **argv)
                    json_string_value(json_object_get(c, "check")),
                    json_string_value(json_object_get(c, "detail")));
         }
+        json_array_foreach(json_object_get(o, "warnings"), i, c)
+        {
+            printf("%-4s %-16s %s\n", "warn", json_string_value(json_object_get(c, "warning")),
+                   json_string_value(json_object_get(c, "detail")));
+        }
         json_decref(o);
     }
     free(json);

@@ -227,10 +227,26 @@ int asb_preflight(char **json, asb_error_t *err)
                     : (rc < 0 ? rerr.message : (res.error ? res.error : "unexpected result")));
     CHECK("hardened_run", run_ok, d);
 #undef CHECK
+    /* What works but weakens a limit on this host: said, not refused. */
+    json_t *warnings = json_array();
+    char om[16] = "";
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "re");
+    if (f) {
+        if (!fgets(om, sizeof(om), f))
+            om[0] = '\0';
+        fclose(f);
+    }
+    if (om[0] == '2')
+        json_array_append_new(
+            warnings,
+            json_pack("{s:s, s:s}", "warning", "strict_overcommit", "detail",
+                      "vm.overcommit_memory=2: a run's memory limit bounds the pages it uses, "
+                      "not the address space it reserves, and reservations count against the "
+                      "host-wide CommitLimit (see docs/THREAT_MODEL.md)"));
     json_t *result = asb_result_json(&res);
     asb_result_free(&res);
-    json_t *o = json_pack("{s:b, s:o, s:o, s:o}", "ok", ok, "host", facts_json(&h), "checks",
-                          checks, "run", result ? result : json_null());
+    json_t *o = json_pack("{s:b, s:o, s:o, s:o, s:o}", "ok", ok, "host", facts_json(&h), "checks",
+                          checks, "warnings", warnings, "run", result ? result : json_null());
     *json = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     if (!*json)
