@@ -345,6 +345,24 @@ grep -q "enforces no cpus limit" "$TMP/err" && pass "subprocess names the limit 
 expect_usage "run --json twice" "$CLI" run --json --json --code pass
 expect_usage "profiles --json twice" "$CLI" profiles --json --json
 expect_usage "preflight --json twice" "$CLI" preflight --json --json
+# preflight warns about strict overcommit (THREAT_MODEL), seen through a private mount namespace
+# in which the sysctl file reads 2: the host's own setting is never changed.
+if command -v unshare >/dev/null; then
+    echo 2 >"$TMP/om2"
+    echo 0 >"$TMP/om0"
+    for v in 2 0; do
+        unshare -m sh -c "mount --make-rprivate / && mount --bind '$TMP/om$v' /proc/sys/vm/overcommit_memory && '$CLI' preflight" \
+            </dev/null >"$TMP/pf$v" 2>&1
+    done
+    if grep -q "^warn strict_overcommit" "$TMP/pf2" && ! grep -q "^warn" "$TMP/pf0" &&
+        grep -q "^ok   hardened_run" "$TMP/pf2"; then
+        pass "preflight warns about strict overcommit, and only then"
+    else
+        fail "preflight overcommit warning: $(cat "$TMP/pf2" "$TMP/pf0")"
+    fi
+else
+    echo "SKIP preflight overcommit warning: no unshare(1)"
+fi
 expect_usage "chaos --list twice" "$CLI" chaos --list --list
 expect_usage "chaos --list with another option (it runs nothing)" "$CLI" chaos --list --profiles hardened
 expect_usage "bench --reference twice" "$CLI" bench "$SRC/examples/bench_suites/coding_starter.json" --reference --reference
