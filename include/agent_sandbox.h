@@ -84,6 +84,9 @@ typedef struct asb_config {
     const char *code;
     size_t code_len; /* 0 = strlen(code) */
     const char *interpreter;
+    /* The code's file name in the workspace (a plain name not beginning with '-'), for programs
+     * that need their own (`java Main.java`, `__file__`, tracebacks); NULL = ".asb-code". */
+    const char *code_name;
 
     const void *stdin_data; /* may be NULL */
     size_t stdin_len;

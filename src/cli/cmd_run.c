@@ -17,6 +17,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: agent-sandbox run [--profile P] [--backend native|docker]\n"
             "                         (--code STR | --file PATH | -- CMD ARGS...)\n"
+            "                         [--code-name NAME]\n"
             "                         [--stdin-file F] [--interpreter PATH] [--timeout S]\n"
             "                         [--memory MiB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
             "                         [--file-in HOST_PATH[:NAME]]... [--file-out NAME]...\n"
@@ -27,6 +28,8 @@ static void usage(FILE *f)
             "Runs code or a command under a hardening profile (default: hardened).\n"
             "Profiles: subprocess (UNSAFE: runs on the host), baseline, hardened (and\n"
             "docker-baseline, docker-hardened: the same with --backend docker).\n"
+            "--code and --file write the program into the workspace and run INTERPRETER NAME:\n"
+            "NAME is --file's own file name, or --code-name, or .asb-code.\n"
             "--exec-in brings a program (a binary built on the host or in an earlier run):\n"
             "native baseline and hardened place it read-only and executable at /exec/NAME,\n"
             "with ./NAME a link to it; hardened executes nothing written during the run.\n"
@@ -132,6 +135,7 @@ static int parse(int argc, char **argv, run_args_t *a)
                                                  "--file-in-limit",
                                                  "--file-out-limit",
                                                  "--exec-in",
+                                                 "--code-name",
                                                  NULL};
         if (!cli_value_option("run", arg, value_opts))
             return -1;
@@ -147,6 +151,8 @@ static int parse(int argc, char **argv, run_args_t *a)
             c->backend = v;
         } else if (strcmp(arg, "--code") == 0) {
             c->code = v;
+        } else if (strcmp(arg, "--code-name") == 0) {
+            c->code_name = v;
         } else if (strcmp(arg, "--file") == 0) {
             file = v;
         } else if (strcmp(arg, "--stdin-file") == 0) {
@@ -239,6 +245,25 @@ static int parse(int argc, char **argv, run_args_t *a)
     if (c->interpreter && c->argv) {
         cli_error("--interpreter applies to --code and --file, not to a command after --");
         return -1;
+    }
+    if (c->code_name && c->argv) {
+        cli_error("--code-name applies to --code and --file, not to a command after --");
+        return -1;
+    }
+    /* --file keeps its file's name (tracebacks, __file__, `java Main.java`), unless
+     * --code-name gives another. */
+    if (file && !c->code_name) {
+        const char *slash = strrchr(file, '/');
+        c->code_name = slash ? slash + 1 : file;
+        const char *why = NULL;
+        if (!asb_valid_plain_name(c->code_name, &why) && !why)
+            why = "not a plain name";
+        if (why || c->code_name[0] == '-') {
+            cli_error("--file %s: its name cannot be the program's file name in the sandbox "
+                      "(%s): give one with --code-name NAME",
+                      file, why ? why : "it begins with '-'");
+            return -1;
+        }
     }
     if (file) {
         size_t len;

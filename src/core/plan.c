@@ -212,6 +212,7 @@ void asb_plan_free(asb_plan_t *plan)
     free_strv(plan->argv);
     free_strv(plan->env);
     free(plan->code);
+    free(plan->code_name);
     for (size_t i = 0; i < plan->n_files_in; i++) {
         free(plan->files_in[i].host_path);
         free(plan->files_in[i].name);
@@ -344,6 +345,8 @@ static int build_argv(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *er
     bool have_code = cfg->code != NULL;
     if (have_argv == have_code)
         return asb_err(err, -EINVAL, "give exactly one of a command (argv) or code");
+    if (have_argv && cfg->code_name)
+        return asb_err(err, -EINVAL, "code name '%s' given without code", cfg->code_name);
     if (have_argv) {
         size_t n = 0;
         while (cfg->argv[n]) {
@@ -381,9 +384,17 @@ static int build_argv(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *er
         return asb_err(err, -EINVAL, "interpreter: empty path");
     if (!asb_utf8_valid((const unsigned char *)interp, strlen(interp)))
         return asb_err(err, -EINVAL, "interpreter: path is not valid UTF-8");
+    const char *name = cfg->code_name ? cfg->code_name : ASB_CODE_FILE, *why;
+    if (!asb_valid_plain_name(name, &why))
+        return asb_err(err, -EINVAL, "code name '%s': %s", name, why);
+    /* It is the interpreter's first argument: "-c" would be read as an option. */
+    if (name[0] == '-')
+        return asb_err(err, -EINVAL, "code name '%s': begins with '-'", name);
+    if (strcmp(name, ASB_STDIN_FILE) == 0)
+        return asb_err(err, -EINVAL, "code name '%s': name is reserved for stdin", name);
     plan->argv = calloc(3, sizeof(char *));
-    if (!plan->argv || !(plan->argv[0] = strdup(interp)) ||
-        !(plan->argv[1] = strdup(ASB_CODE_FILE)))
+    if (!plan->argv || !(plan->argv[0] = strdup(interp)) || !(plan->argv[1] = strdup(name)) ||
+        !(plan->code_name = strdup(name)))
         return asb_err_sys(err, ENOMEM, "argv");
     plan->argc = 2;
     return 0;
@@ -414,7 +425,7 @@ static int build_files(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *e
         const char *why;
         if (!asb_valid_plain_name(name, &why))
             return asb_err(err, -EINVAL, "file-in '%s': %s", name, why);
-        if (plan->code && strcmp(name, ASB_CODE_FILE) == 0)
+        if (plan->code && strcmp(name, plan->code_name) == 0)
             return asb_err(err, -EINVAL, "file-in '%s': name is reserved for the code", name);
         /* The docker backend carries a large stdin as this file beside the files in: a file
          * of that name would be overwritten by it (red-team finding). */

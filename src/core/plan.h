@@ -18,7 +18,8 @@ typedef struct asb_plan {
     uint32_t weaken;
     char **argv; /* NULL-terminated */
     size_t argc;
-    unsigned char *code; /* code mode: written to ASB_CODE_FILE in the workspace */
+    unsigned char *code; /* code mode: written to code_name in the workspace */
+    char *code_name;     /* code mode: cfg->code_name or ASB_CODE_FILE */
     size_t code_len;
     const unsigned char *stdin_data; /* borrowed from the config */
     size_t stdin_len;

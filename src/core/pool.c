@@ -161,7 +161,7 @@ int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_
     asb_config_t c = *tmpl;
     static const char *const placeholder[] = {"true", NULL};
     c.argv = placeholder;
-    c.code = NULL, c.code_len = 0, c.interpreter = NULL;
+    c.code = NULL, c.code_len = 0, c.interpreter = NULL, c.code_name = NULL;
     c.stdin_data = NULL, c.stdin_len = 0;
     c.files_in = NULL, c.n_files_in = 0, c.files_out = NULL, c.n_files_out = 0;
     c.env = NULL, c.n_env = 0;

@@ -430,6 +430,8 @@ static int copy_in(drun_t *r, asb_error_t *err)
     int rc = 0;
     unsigned char *tar = NULL;
     size_t tar_len = 0;
+    char code_path[ASB_MAX_NAME_LEN + 8];
+    snprintf(code_path, sizeof(code_path), "in/%s", plan->code ? plan->code_name : "");
     if (!files || !names) {
         rc = asb_err_sys(err, ENOMEM, "files in");
         goto out;
@@ -451,7 +453,7 @@ static int copy_in(drun_t *r, asb_error_t *err)
     bool inline_data = plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
     if (!inline_data && plan->code)
         files[nf++] = (asb_tar_in_t){
-            .name = "in/" ASB_CODE_FILE, .data = plan->code, .len = plan->code_len, .fd = -1};
+            .name = code_path, .data = plan->code, .len = plan->code_len, .fd = -1};
     if (!inline_data && plan->stdin_len)
         files[nf++] = (asb_tar_in_t){.name = "in/" ASB_STDIN_FILE,
                                      .data = plan->stdin_data,

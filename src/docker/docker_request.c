@@ -87,7 +87,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b}",
+        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b, s:s?}",
         "nonce", plan->nonce, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "caps",
         p.caps == ASB_CAPS_NONE ? "none" : "docker_default", "caps_keep",
         (json_int_t)asb_docker_default_caps(), "no_new_privs", p.no_new_privs, "seccomp",
@@ -99,7 +99,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
         strv_json(plan->env), "workspace", ASB_WORKSPACE, "io_dir",
         io_volume ? ASB_DOCKER_IO_DIR : "", "files_in", files_in, "files_out", files_out, "code",
         code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_file",
-        plan->stdin_len && !inline_data);
+        plan->stdin_len && !inline_data, "code_name", plan->code_name);
 }
 
 static json_t *tmpfs_opts(const asb_profile_t *p, bool noexec, uint64_t bytes, const char *mode)

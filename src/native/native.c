@@ -228,7 +228,7 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
         if (fd < 0)
             return fd;
         r->file_fds[r->n_file_fds] = fd;
-        r->file_names[r->n_file_fds++] = ASB_CODE_FILE;
+        r->file_names[r->n_file_fds++] = plan->code_name;
         r->files_in_bytes += plan->code_len;
     }
     return 0;

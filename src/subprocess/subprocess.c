@@ -55,7 +55,7 @@ static int copy_in(int dirfd, const char *name, int src, uint64_t max, bool exec
 static int write_code(int dirfd, const asb_plan_t *plan, asb_error_t *err)
 {
     int fd =
-        openat(dirfd, ASB_CODE_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        openat(dirfd, plan->code_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return asb_err_sys(err, errno, "write code");
     size_t off = 0;

@@ -312,6 +312,21 @@ grep -q -- "--exec-in" "$TMP/err" && pass "a refused exec of a file in names --e
 expect_usage "--exec-in with the docker backend" "$CLI" run --backend docker --exec-in "$TMP/brought.sh:tool" -- ./tool
 grep -q "not supported by the docker backend" "$TMP/err" && pass "--exec-in with docker: says why" ||
     fail "--exec-in with docker: $(cat "$TMP/err")"
+# --file keeps its file's name in the sandbox (tracebacks, __file__, `java Main.java`); --code-name
+# names --code's; a name that could be read as an option is refused.
+printf 'print(__file__)\n' >"$TMP/named.py"
+for p in hardened baseline; do
+    out=$("$CLI" run --profile "$p" --file "$TMP/named.py" </dev/null 2>/dev/null)
+    [[ $out == /workspace/named.py ]] && pass "--file keeps its name ($p)" || fail "--file name ($p): '$out'"
+done
+out=$("$CLI" run --code 'print(__file__)' --code-name sol.py </dev/null 2>/dev/null)
+[[ $out == /workspace/sol.py ]] && pass "--code-name names the code" || fail "--code-name: '$out'"
+expect_usage "--code-name beginning with '-'" "$CLI" run --code pass --code-name -c
+expect_usage "--code-name with a command" "$CLI" run --code-name x.py -- /bin/true
+: >"$TMP/-x.py"
+expect_usage "--file whose name begins with '-'" "$CLI" run --file "$TMP/-x.py"
+grep -q -- "--code-name" "$TMP/err" && pass "--file named '-x.py': points to --code-name" ||
+    fail "--file named '-x.py': $(cat "$TMP/err")"
 # A program that never ran has no exit code of its own (SPEC: null), in every profile (QA
 # finding: the failed exec's 127 was reported as the program's).
 for p in hardened baseline subprocess; do

@@ -139,6 +139,20 @@ else:
 else
     echo "SKIP image check: agent-sandbox/python:latest missing"
 fi
+# The code's file name reaches the container, inline and through the io volume (a program over
+# the inline size), and --exec-in is refused before any container exists.
+if have_image; then
+    big=$(python3 -c 'print("x = 1\n" * 40000 + "print(__file__)")')
+    a=$("$CLI" run --backend docker --code 'print(__file__)' --code-name sol.py </dev/null 2>/dev/null || true)
+    b=$("$CLI" run --backend docker --code "$big" --code-name big.py </dev/null 2>/dev/null || true)
+    if [[ $a == /workspace/sol.py && $b == /workspace/big.py ]]; then
+        echo "ok   docker: --code-name names the code (inline and from the volume)"
+    else
+        echo "FAIL docker: --code-name: '$a' '$b'"; fail=1
+    fi
+else
+    echo "SKIP docker --code-name: agent-sandbox/python:latest missing"
+fi
 # docker-baseline's writable layer on the engine's disk: a workload that makes directories as fast
 # as it can makes the container's removal slow. The run must still end near its deadline with its
 # verdict (it was a sandbox_error 30 s late: red-team finding); the engine finishes the removal by

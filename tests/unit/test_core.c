@@ -225,6 +225,38 @@ static void test_plan_rejects_bad_input(void **state)
     expect_refused(&cfg, "need the sandbox's own root");
 }
 
+/* The code's file name: the interpreter's first argument, a plain name that cannot be read as an
+ * option, never a file in's or stdin's, and only with code. */
+static void test_plan_code_name(void **state)
+{
+    (void)state;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.code = "print(1)";
+    cfg.code_name = "Main.java";
+    asb_plan_t plan;
+    asb_error_t err;
+    assert_int_equal(asb_plan_build(&cfg, &plan, &err), 0);
+    assert_string_equal(plan.argv[1], "Main.java");
+    assert_string_equal(plan.code_name, "Main.java");
+    asb_plan_free(&plan);
+    static const char *const bad[] = {"-c", "a/b", "..", "", ".asb-stdin", "x\ny"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cfg.code_name = bad[i];
+        expect_refused(&cfg, "code name");
+    }
+    cfg.code_name = "data.txt";
+    asb_file_in_t fin[] = {{.host_path = "/etc/hostname", .name = "data.txt"}};
+    cfg.files_in = fin;
+    cfg.n_files_in = 1;
+    expect_refused(&cfg, "reserved for the code");
+    asb_config_init(&cfg);
+    const char *argv[] = {"/bin/true", NULL};
+    cfg.argv = argv;
+    cfg.code_name = "x.py";
+    expect_refused(&cfg, "without code");
+}
+
 /* An executable file in asks the native sandbox for its place (ASB_EXEC_DIR); a plain one does
  * not, and subprocess needs none. */
 static void test_plan_exec_in(void **state)
@@ -596,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_plan_nonces_differ),
         cmocka_unit_test(test_plan_rejects_bad_input),
         cmocka_unit_test(test_plan_exec_in),
+        cmocka_unit_test(test_plan_code_name),
         cmocka_unit_test(test_plan_overrides_and_env),
         cmocka_unit_test(test_image_names),
         cmocka_unit_test(test_profile_table),

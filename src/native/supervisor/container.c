@@ -48,6 +48,7 @@ typedef struct cspec {
     char **files_in, **files_out;
     size_t n_files_in, n_files_out;
     char *code_b64, *stdin_b64; /* NULL: not inline */
+    char *code_name;            /* the code's file name in the workspace (with code) */
     bool code_file, stdin_file;
 } cspec_t;
 
@@ -142,8 +143,8 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
     int64_t uid, gid, keep, fsize, nofile, tmo, outb, fob;
     bool nnp, netns, ro, cf, sf;
     int rc = -EINVAL;
-    /* Strict: well-formed, exactly these 25 keys (no duplicates: asb_wire_check), right types. */
-    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 25 ||
+    /* Strict: well-formed, exactly these 26 keys (no duplicates: asb_wire_check), right types. */
+    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 26 ||
         asb_wire_get_str(m, len, "nonce", &nonce) < 0 ||
         asb_wire_get_int(m, len, "uid", &uid) < 0 || asb_wire_get_int(m, len, "gid", &gid) < 0 ||
         asb_wire_get_str(m, len, "caps", &caps) < 0 ||
@@ -167,7 +168,8 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
         str_or_null(m, len, "code", &s->code_b64) < 0 ||
         asb_wire_get_bool(m, len, "code_file", &cf) < 0 ||
         str_or_null(m, len, "stdin", &s->stdin_b64) < 0 ||
-        asb_wire_get_bool(m, len, "stdin_file", &sf) < 0) {
+        asb_wire_get_bool(m, len, "stdin_file", &sf) < 0 ||
+        str_or_null(m, len, "code_name", &s->code_name) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -176,6 +178,8 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
         (strcmp(sec, "none") && strcmp(sec, "docker_default") && strcmp(sec, "hardened")) ||
         s->workspace[0] != '/' || (s->io_dir[0] && s->io_dir[0] != '/') ||
         !plain_names(s->files_in) || !plain_names(s->files_out) ||
+        ((s->code_b64 || cf) && (!s->code_name || !plain_names((char *[]){s->code_name, NULL}) ||
+                                 s->code_name[0] == '-')) ||
         (!s->io_dir[0] && (s->n_files_in || cf || sf))) {
         asb_err(err, -EINVAL, "spec: a value is out of range");
         goto out;
@@ -300,7 +304,7 @@ static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
         if (rc < 0)
             return rc;
     }
-    snprintf(dst, sizeof(dst), "%s/%s", s->workspace, ASB_CODE_FILE);
+    snprintf(dst, sizeof(dst), "%s/%s", s->workspace, s->code_name ? s->code_name : "");
     if (s->code_b64) {
         size_t len;
         unsigned char *code = b64decode(s->code_b64, &len);
@@ -311,7 +315,7 @@ static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
         if (rc < 0)
             return rc;
     } else if (s->code_file) {
-        snprintf(src, sizeof(src), "%s/in/%s", s->io_dir, ASB_CODE_FILE);
+        snprintf(src, sizeof(src), "%s/in/%s", s->io_dir, s->code_name);
         int rc = copy_in(src, dst, err);
         if (rc < 0)
             return rc;
