@@ -39,5 +39,9 @@ void asb_report_append(char **report, const char *line);
 /* Remove the subprocess temp dirs this process owns (cleanup.c): for a CLI ending on a signal
  * while a run's program still had its directory. Best effort. */
 void asb_cleanup_own_temp_dirs(void);
+/* The subprocess temp dirs of dead owners (a killed caller), with the processes their programs
+ * left running: what `agent-sandbox cleanup` does for them, done at the start of every
+ * subprocess run. Best effort. */
+void asb_cleanup_dead_temp_dirs(void);
 
 #endif

@@ -125,6 +125,10 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     /* The parent is opened before the dir is made, so the teardown needs no new fd for it: a
      * caller whose fd table filled up during the run left the dir behind for as long as it lived
      * (QA finding: 8 threads at a soft limit of 64). */
+    /* What a killed caller's runs left (their directories, and processes their programs left
+     * running), reaped at the next start as the native backend reaps stale cgroups (QA
+     * finding, session 17: only `cleanup` did). */
+    asb_cleanup_dead_temp_dirs();
     parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0) {
         rc = asb_err_sys(err, errno, "open %s", ASB_SUBPROCESS_TMP_PARENT);
@@ -242,6 +246,11 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
     }
     close(outp[1]), close(errp[1]), close(execp[1]);
     outp[1] = errp[1] = execp[1] = -1;
+    /* Read once the program is reaped, without waiting for an end: a fork by another thread of
+     * the caller may hold a copy of the write end (O_CLOEXEC never applies to a child that does
+     * not exec), and a blocking read waited for that child's exit (QA finding, session 17). By
+     * the time of the reap a failed exec's errno is in the pipe already. */
+    fcntl(execp[0], F_SETFL, O_NONBLOCK);
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
 

@@ -180,7 +180,6 @@ grep -q "'tcp_egress' given twice" "$TMP/err" && pass "chaos names the repeated 
 expect_usage "chaos with a trailing comma" "$CLI" chaos --attacks tcp_egress,
 expect_usage "chaos with a profile given twice" "$CLI" chaos --attacks tcp_egress --profiles hardened,hardened
 expect_usage "--file-in of a missing file" "$CLI" run --file-in /nonexistent/x --code pass
-expect_usage "--file-in named like the docker stdin file" "$CLI" run --file-in /etc/hostname:.asb-stdin --code pass
 expect_usage "image build with an empty name" "$CLI" image build --name ''
 expect_usage "run with an odd image name" "$CLI" run --backend docker --image 'a b' --code pass
 expect_usage "--file-in of a /proc pseudo-file" "$CLI" run --file-in /proc/self/environ --code pass
@@ -891,6 +890,31 @@ if [[ -d $slots ]]; then
     fi
 else
     echo "SKIP: no $slots (no native run made it)"
+fi
+
+# A SIGKILLed caller's subprocess run leaves what its program started and its directory: the
+# next subprocess run reaps both, not only `cleanup`, a process that left the directory too
+# (QA finding, session 17: only `cleanup` did, and it looked for processes by their cwd).
+tag=$((3000 + RANDOM % 1000))
+"$CLI" run --profile subprocess --timeout 60 -- /bin/sh -c "cd / && sleep $tag.5 & sleep $tag.25" \
+    </dev/null >/dev/null 2>"$TMP/kill-sub.err" &
+kpid=$!
+for _ in $(seq 50); do pgrep -f "sleep $tag.5" >/dev/null && break; sleep 0.1; done
+kdir=$(ls -d /tmp/asb-"$kpid"-* 2>/dev/null | head -1)
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null || true
+if [[ -n $kdir ]] && pgrep -f "sleep $tag.5" >/dev/null; then
+    "$CLI" run --profile subprocess --code pass </dev/null >/dev/null 2>&1 || true
+    for _ in $(seq 20); do pgrep -f "sleep $tag" >/dev/null || break; sleep 0.1; done
+    if pgrep -f "sleep $tag" >/dev/null || [[ -e $kdir ]]; then
+        fail "a killed caller's subprocess leftovers survived the next run: $(pgrep -af "sleep $tag" | tr '\n' ' ') $(ls -d "$kdir" 2>/dev/null)"
+        pkill -9 -f "sleep $tag" || true
+    else
+        pass "the next subprocess run reaps a killed caller's processes (one outside its directory) and directory"
+    fi
+else
+    fail "killed subprocess caller: no directory ($kdir) or no process left to reap: $(tr '\n' ' ' <"$TMP/kill-sub.err")"
+    pkill -9 -f "sleep $tag" || true
 fi
 
 # live_beside DESC PROFILE LIVE_WRAP OTHER_WRAP: a live run started under LIVE_WRAP (a command

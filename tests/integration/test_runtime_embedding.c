@@ -117,6 +117,85 @@ static void test_subprocess_detached_writer_does_not_hang(void **state)
     sleep(7); /* let the detached writer finish before the next test */
 }
 
+/* A caller whose other thread forks (a pre-fork server, multiprocessing's fork start method):
+ * each fork copies whatever pipes a run has open at that moment, and the copies never close
+ * (O_CLOEXEC applies only at an exec). A subprocess run waited in a blocking read for the end
+ * of its exec-error pipe, so until that unrelated child exited (for ever here), and a native run
+ * waited 2 s for the end of its output pipes (QA finding, session 17). Judged from the runs'
+ * own wall time in a child with an alarm: a hang kills it. */
+#define FORKER_MAX 300
+typedef struct forker {
+    atomic_bool stop;
+    pid_t pids[FORKER_MAX];
+    int n;
+} forker_t;
+
+static void *forker_main(void *arg)
+{
+    forker_t *f = arg;
+    while (!atomic_load(&f->stop) && f->n < FORKER_MAX) {
+        pid_t p = fork();
+        if (p == 0) {
+            for (;;)
+                pause();
+        }
+        if (p > 0)
+            f->pids[f->n++] = p;
+        usleep(2000);
+    }
+    return NULL;
+}
+
+static void test_caller_forks_during_runs(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(90);
+        static forker_t f;
+        pthread_t t;
+        if (pthread_create(&t, NULL, forker_main, &f) != 0)
+            _exit(2);
+        const char *argv[] = {"/bin/true", NULL};
+        const char *profiles[] = {"subprocess", "hardened"};
+        int bad = 0;
+        for (int round = 0; round < 8; round++) {
+            for (size_t i = 0; i < 2; i++) {
+                asb_config_t cfg;
+                asb_config_init(&cfg);
+                cfg.profile = profiles[i];
+                cfg.argv = argv;
+                cfg.limits.timeout_s = 2;
+                asb_result_t r;
+                asb_error_t e;
+                double t0 = now_s();
+                int rc = asb_run(&cfg, &r, &e);
+                double d = now_s() - t0;
+                /* Before the fix: for ever (subprocess), 2 s more (native). */
+                if (rc != 0 || r.status != ASB_STATUS_COMPLETED || d >= 1.9) {
+                    fprintf(stderr, "  %s: rc %d status %s after %.2f s\n", profiles[i], rc,
+                            asb_status_name(r.status), d);
+                    bad++;
+                }
+                asb_result_free(&r);
+            }
+        }
+        atomic_store(&f.stop, true);
+        pthread_join(t, NULL);
+        for (int i = 0; i < f.n; i++)
+            kill(f.pids[i], SIGKILL);
+        for (int i = 0; i < f.n; i++)
+            waitpid(f.pids[i], NULL, 0);
+        fprintf(stderr, "  %d forks of the caller during 16 runs\n", f.n);
+        _exit(bad == 0 && f.n > 0 ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFSIGNALED(st))
+        fprintf(stderr, "  killed by signal %d (hung)\n", WTERMSIG(st));
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* A hardened /bin/true: 0 when it completed, else asb_run's error (err says why) or -1. */
 static int run_true(asb_error_t *err)
 {
@@ -233,6 +312,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_caller_ignores_or_reaps_sigchld),
         cmocka_unit_test(test_subprocess_detached_writer_does_not_hang),
+        cmocka_unit_test(test_caller_forks_during_runs),
         cmocka_unit_test(test_caller_stays_dumpable),
         cmocka_unit_test(test_caller_stays_dumpable_across_threads),
         cmocka_unit_test(test_caller_with_other_fs_ids_runs_unchanged),
