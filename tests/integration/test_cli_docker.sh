@@ -142,9 +142,12 @@ fi
 # The code's file name reaches the container, inline and through the io volume (a program over
 # the inline size), and --exec-in is refused before any container exists.
 if have_image; then
-    big=$(python3 -c 'print("x = 1\n" * 40000 + "print(__file__)")')
+    # From a file: one argument over 128 KiB is more than execve takes (E2BIG).
+    bigsrc="${TMPDIR:-/tmp}/asb-cli-docker-big.$$.py"
+    python3 -c 'print("x = 1\n" * 40000 + "print(__file__)")' >"$bigsrc"
     a=$("$CLI" run --backend docker --code 'print(__file__)' --code-name sol.py </dev/null 2>/dev/null || true)
-    b=$("$CLI" run --backend docker --code "$big" --code-name big.py </dev/null 2>/dev/null || true)
+    b=$("$CLI" run --backend docker --file "$bigsrc" --code-name big.py </dev/null 2>/dev/null || true)
+    rm -f "$bigsrc"
     if [[ $a == /workspace/sol.py && $b == /workspace/big.py ]]; then
         echo "ok   docker: --code-name names the code (inline and from the volume)"
     else
