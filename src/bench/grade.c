@@ -230,6 +230,10 @@ static int run_phase(const asb_bench_lane_t *lane, const asb_bench_task_t *task,
                      const asb_bench_files_t *cand, const char *const *argv, const char *stdin_data,
                      asb_result_t *res, asb_bench_phase_t *ph, asb_error_t *err)
 {
+    /* Whatever happens below, *res is something asb_result_free() may take: a staging failure
+     * never reaches asb_run(), and the caller frees *res on every path (review finding,
+     * session 17: it freed an uninitialised result). */
+    memset(res, 0, sizeof(*res));
     phase_io_t *io = calloc(1, sizeof(*io));
     if (!io)
         return asb_err_sys(err, ENOMEM, "phase");

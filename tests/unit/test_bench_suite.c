@@ -8,6 +8,7 @@
 
 #include "bench/aggregate.h"
 #include "bench/bench.h"
+#include "bench/grade.h"
 #include "bench/humaneval.h"
 #include "bench/submission.h"
 #include "bench/suite.h"
@@ -555,6 +556,35 @@ static void test_honesty_rules(void **state)
     assert_false(asb_bench_valid_evidence_class("gold"));
 }
 
+/* A candidate whose files cannot be staged (two of one name: the second create fails) is an
+ * error row, and nothing of it runs. The phase's result is freed on that path too: it was
+ * freed uninitialised (review finding, session 17), which ASan reports in this build. */
+static void test_staging_failure_is_an_error_row(void **state)
+{
+    (void)state;
+    char n1[] = "solution.py", n2[] = "solution.py", c[] = "x = 1\n";
+    asb_bench_file_t files[2] = {{n1, c, strlen(c)}, {n2, c, strlen(c)}};
+    asb_bench_files_t cand = {files, 2};
+    char id[] = "t/one", entry[] = "solution.py", point[] = "f", setup[] = "", test[] = "";
+    asb_bench_task_t task;
+    memset(&task, 0, sizeof(task));
+    task.id = id;
+    task.entry_file = entry;
+    task.entry_point = point;
+    task.oracle_setup = setup;
+    task.oracle_test = test;
+    /* The subprocess lane would run on the host: it never gets that far here. */
+    asb_bench_lane_t lane = {.sandbox = "subprocess", .profile = "subprocess"};
+    asb_bench_row_t row;
+    assert_int_equal(asb_bench_grade_task(&lane, &task, &cand, &row), 0);
+    assert_int_equal(row.verdict, ASB_BENCH_ERROR);
+    assert_non_null(row.reason);
+    assert_non_null(strstr(row.reason, "staging the candidate"));
+    assert_false(row.candidate.ran);
+    assert_false(row.grader.ran);
+    asb_bench_row_free(&row);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -584,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_ids_and_lookup),
         cmocka_unit_test(test_aggregate_counts_scored_only),
         cmocka_unit_test(test_honesty_rules),
+        cmocka_unit_test(test_staging_failure_is_an_error_row),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
