@@ -117,26 +117,11 @@ static int parse(int argc, char **argv, run_args_t *a)
             cli_error("run: unexpected argument '%s' (put the command after --)", arg);
             return -1;
         }
-        static const char *const value_opts[] = {"--profile",
-                                                 "--backend",
-                                                 "--code",
-                                                 "--file",
-                                                 "--stdin-file",
-                                                 "--timeout",
-                                                 "--memory",
-                                                 "--pids",
-                                                 "--cpus",
-                                                 "--output-limit",
-                                                 "--file-in",
-                                                 "--file-out",
-                                                 "--env",
-                                                 "--interpreter",
-                                                 "--image",
-                                                 "--file-in-limit",
-                                                 "--file-out-limit",
-                                                 "--exec-in",
-                                                 "--code-name",
-                                                 NULL};
+        static const char *const value_opts[] = {
+            "--profile",       "--backend",        "--code",    "--file",        "--stdin-file",
+            "--timeout",       "--memory",         "--pids",    "--cpus",        "--output-limit",
+            "--file-in",       "--file-out",       "--env",     "--interpreter", "--image",
+            "--file-in-limit", "--file-out-limit", "--exec-in", "--code-name",   NULL};
         if (!cli_value_option("run", arg, value_opts))
             return -1;
         if (!(v = need(argc, argv, &i)))
