@@ -135,7 +135,6 @@
 #define ASB_SANDBOX_HOSTNAME "sandbox"
 #define ASB_WORKSPACE "/workspace"
 #define ASB_CODE_FILE ".asb-code"
-#define ASB_STDIN_FILE ".asb-stdin" /* docker backend: a stdin too large to pass inline */
 #define ASB_DEFAULT_INTERPRETER "/usr/bin/python3"
 #define ASB_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 

@@ -390,8 +390,6 @@ static int build_argv(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *er
     /* It is the interpreter's first argument: "-c" would be read as an option. */
     if (name[0] == '-')
         return asb_err(err, -EINVAL, "code name '%s': begins with '-'", name);
-    if (strcmp(name, ASB_STDIN_FILE) == 0)
-        return asb_err(err, -EINVAL, "code name '%s': name is reserved for stdin", name);
     plan->argv = calloc(3, sizeof(char *));
     if (!plan->argv || !(plan->argv[0] = strdup(interp)) || !(plan->argv[1] = strdup(name)) ||
         !(plan->code_name = strdup(name)))
@@ -427,10 +425,6 @@ static int build_files(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *e
             return asb_err(err, -EINVAL, "file-in '%s': %s", name, why);
         if (plan->code && strcmp(name, plan->code_name) == 0)
             return asb_err(err, -EINVAL, "file-in '%s': name is reserved for the code", name);
-        /* The docker backend carries a large stdin as this file beside the files in: a file
-         * of that name would be overwritten by it (red-team finding). */
-        if (strcmp(name, ASB_STDIN_FILE) == 0)
-            return asb_err(err, -EINVAL, "file-in '%s': name is reserved for stdin", name);
         for (size_t j = 0; j < i; j++)
             if (strcmp(plan->files_in[j].name, name) == 0)
                 return asb_err(err, -EINVAL, "file-in '%s': given twice", name);

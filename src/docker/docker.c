@@ -424,7 +424,7 @@ static void decide(drun_t *r, const json_t *state)
 static int copy_in(drun_t *r, asb_error_t *err)
 {
     const asb_plan_t *plan = r->plan;
-    size_t n = plan->n_files_in + 2, nf = 0;
+    size_t n = plan->n_files_in + 1, nf = 0;
     asb_tar_in_t *files = calloc(n, sizeof(*files));
     char **names = calloc(n, sizeof(char *));
     int rc = 0;
@@ -450,15 +450,9 @@ static int copy_in(drun_t *r, asb_error_t *err)
         files[nf] = (asb_tar_in_t){.name = names[nf], .fd = fd, .len = (size_t)size};
         nf++;
     }
-    bool inline_data = plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
-    if (!inline_data && plan->code)
-        files[nf++] = (asb_tar_in_t){
-            .name = code_path, .data = plan->code, .len = plan->code_len, .fd = -1};
-    if (!inline_data && plan->stdin_len)
-        files[nf++] = (asb_tar_in_t){.name = "in/" ASB_STDIN_FILE,
-                                     .data = plan->stdin_data,
-                                     .len = plan->stdin_len,
-                                     .fd = -1};
+    if (!asb_docker_inline_data(plan) && plan->code)
+        files[nf++] =
+            (asb_tar_in_t){.name = code_path, .data = plan->code, .len = plan->code_len, .fd = -1};
     /* Inputs only, in a directory the container's user cannot write: outputs come back as frames
      * (an "o" directory writable by the supervisor was writable by the workload too, and let it
      * fill the host's disk; red-team finding). */
@@ -665,6 +659,12 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     if ((rc = asb_docker_json(r.eng, "POST", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, err)) <
         0)
         goto out;
+    /* A stdin too large for the spec: its bytes first on the attach stream, which the supervisor
+     * reads into a memfd before anything else. Never a file in the volume, which the workload
+     * could read under any name (a bench grader's oracle; review finding, session 17). A write
+     * that fails is not the verdict: the supervisor ends the run for a short stdin, and says so. */
+    if (!asb_docker_inline_data(plan) && plan->stdin_len)
+        (void)asb_docker_attach_write(r.att, plan->stdin_data, plan->stdin_len);
     event_loop(&r);
     if (!r.eof) {
         /* Given up on the stream: let go of it before asking the engine anything, or an engine

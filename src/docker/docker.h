@@ -35,8 +35,12 @@ typedef struct asb_docker_req_ctx {
  * switched off, so attestation checks only what is requested. */
 void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out);
 
-/* Whether the run needs the io volume (files in/out, or code/stdin too big to inline). */
+/* Whether the run needs the io volume: files in, or code too big to inline. */
 bool asb_docker_needs_io_volume(const asb_plan_t *plan);
+
+/* Whether code and stdin go inline in the spec. When not, the code goes through the io volume
+ * and stdin's bytes come first on the attach stream, before the host's verdict. */
+bool asb_docker_inline_data(const asb_plan_t *plan);
 
 /* The container-mode run spec (JSON) for the supervisor. */
 json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx);

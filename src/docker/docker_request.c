@@ -34,8 +34,15 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
 
 bool asb_docker_needs_io_volume(const asb_plan_t *plan)
 {
-    /* Inputs only: outputs come back as frames (docker_proto.h), never through the volume. */
-    return plan->n_files_in > 0 || plan->code_len + plan->stdin_len > ASB_DOCKER_INLINE_MAX;
+    /* Inputs only: outputs come back as frames (docker_proto.h), never through the volume, and a
+     * large stdin comes on the attach stream (asb_docker_stdin_streamed). */
+    return plan->n_files_in > 0 ||
+           (plan->code && plan->code_len + plan->stdin_len > ASB_DOCKER_INLINE_MAX);
+}
+
+bool asb_docker_inline_data(const asb_plan_t *plan)
+{
+    return plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
 }
 
 static const char *seccomp_name(asb_seccomp_policy_t s)
@@ -73,7 +80,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
     asb_profile_t p;
     asb_docker_run_profile(plan, ctx, &p);
     bool io_volume = ctx->io_volume;
-    bool inline_data = !io_volume || plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
+    bool inline_data = asb_docker_inline_data(plan);
     json_t *files_in = json_array(), *files_out = json_array();
     for (size_t i = 0; i < plan->n_files_in; i++)
         json_array_append_new(files_in, json_string(plan->files_in[i].name));
@@ -87,7 +94,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:b, s:s?}",
+        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:I, s:s?}",
         "nonce", plan->nonce, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "caps",
         p.caps == ASB_CAPS_NONE ? "none" : "docker_default", "caps_keep",
         (json_int_t)asb_docker_default_caps(), "no_new_privs", p.no_new_privs, "seccomp",
@@ -98,8 +105,8 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
         (json_int_t)plan->limits.file_out_bytes, "argv", strv_json(plan->argv), "env",
         strv_json(plan->env), "workspace", ASB_WORKSPACE, "io_dir",
         io_volume ? ASB_DOCKER_IO_DIR : "", "files_in", files_in, "files_out", files_out, "code",
-        code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_file",
-        plan->stdin_len && !inline_data, "code_name", plan->code_name);
+        code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_stream",
+        (json_int_t)(inline_data ? 0 : plan->stdin_len), "code_name", plan->code_name);
 }
 
 static json_t *tmpfs_opts(const asb_profile_t *p, bool noexec, uint64_t bytes, const char *mode)
@@ -111,9 +118,28 @@ static json_t *tmpfs_opts(const asb_profile_t *p, bool noexec, uint64_t bytes, c
     return json_string(buf);
 }
 
+static json_t *ulimit2(const char *name, uint64_t soft, uint64_t hard)
+{
+    return json_pack("{s:s, s:I, s:I}", "Name", name, "Soft", (json_int_t)soft, "Hard",
+                     (json_int_t)hard);
+}
+
 static json_t *ulimit(const char *name, uint64_t v)
 {
-    return json_pack("{s:s, s:I, s:I}", "Name", name, "Soft", (json_int_t)v, "Hard", (json_int_t)v);
+    return ulimit2(name, v, v);
+}
+
+/* The file size limit's hard value: room for the supervisor to stage what it must write before
+ * the workload exists (stdin into a memfd, files in and code into the workspace), each of which
+ * may be larger than the workload's limit (a 60 MB stdin failed with EFBIG under hardened's
+ * 16 MiB). The supervisor raises its soft limit for that and sets both to the workload's
+ * value right after; the workload's own limit is the attested one. */
+static uint64_t fsize_hard(const asb_plan_t *plan)
+{
+    uint64_t h = plan->limits.fsize_bytes;
+    h = h > ASB_MAX_STDIN_BYTES ? h : ASB_MAX_STDIN_BYTES;
+    h = h > ASB_MAX_CODE_BYTES ? h : ASB_MAX_CODE_BYTES;
+    return h > plan->limits.file_in_bytes ? h : plan->limits.file_in_bytes;
 }
 
 /* Docker's defaults also mask each possible CPU's thermal_throttle directory (GHSA-6fw5-f8r9-
@@ -231,7 +257,8 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
     if (plan->limits.nofile)
         json_array_append_new(ulimits, ulimit("nofile", plan->limits.nofile));
     if (plan->limits.fsize_bytes)
-        json_array_append_new(ulimits, ulimit("fsize", plan->limits.fsize_bytes));
+        json_array_append_new(ulimits,
+                              ulimit2("fsize", plan->limits.fsize_bytes, fsize_hard(plan)));
 
     json_t *host = json_pack(
         "{s:s, s:b, s:o, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:{s:s}, s:b, s:s, "

@@ -240,7 +240,7 @@ static void test_plan_code_name(void **state)
     assert_string_equal(plan.argv[1], "Main.java");
     assert_string_equal(plan.code_name, "Main.java");
     asb_plan_free(&plan);
-    static const char *const bad[] = {"-c", "a/b", "..", "", ".asb-stdin", "x\ny"};
+    static const char *const bad[] = {"-c", "a/b", "..", "", "x\ny"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cfg.code_name = bad[i];
         expect_refused(&cfg, "code name");
@@ -269,7 +269,9 @@ static void test_plan_exec_in(void **state)
         const char *profile;
         size_t n;
         bool exec_dir;
-    } cases[] = {{"hardened", 2, true}, {"baseline", 2, true}, {"hardened", 0, false},
+    } cases[] = {{"hardened", 2, true},
+                 {"baseline", 2, true},
+                 {"hardened", 0, false},
                  {"subprocess", 2, false}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         asb_config_t cfg;
