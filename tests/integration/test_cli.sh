@@ -683,6 +683,17 @@ then
 else
     fail "profiles describes what the runs do"
 fi
+# cleanup without an engine: the docker note, and "nothing to clean up" exactly when nothing
+# else was removed (it was never said on a host without Docker: QA finding, session 17).
+cout=$(DOCKER_HOST=unix:///nonexistent/asb-docker.sock "$CLI" cleanup </dev/null 2>&1) || true
+others=$(grep -v -e '^docker: skipped' -e '^nothing to clean up$' <<<"$cout" || true)
+if grep -q '^docker: skipped' <<<"$cout" &&
+    { [[ -n $others ]] && ! grep -qx 'nothing to clean up' <<<"$cout" ||
+        [[ -z $others && $(head -1 <<<"$cout") == "nothing to clean up" ]]; }; then
+    pass "cleanup without an engine says whether it removed anything, and that docker was skipped"
+else
+    fail "cleanup without an engine: $(tr '\n' '|' <<<"$cout")"
+fi
 # Every subcommand's report, not only run's (QA finding: these said 0 with the output gone).
 for sub in "profiles --json" "preflight --json" "cleanup" "chaos --list"; do
     rc=0
