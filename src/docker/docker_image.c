@@ -14,10 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define IMAGE_MAX_LIBS 256
@@ -119,38 +121,60 @@ static int add_host_file(image_build_t *b, const char *src, const char *dest)
     return rc;
 }
 
-/* ldd's "name => /path (addr)" and "/path (addr)" lines: the paths, each once. */
+/* ldd's "name => /path (addr)" and "/path (addr)" lines: the paths, each once. ldd gets the
+ * path as an argument of its own, never through a shell (a quote in a library's name under the
+ * stdlib would have been shell syntax in a command run as root: review finding, hardening). */
 static int collect_libs(image_build_t *b, const char *elf, char **found, size_t *n_found)
 {
-    char cmd[4200];
-    snprintf(cmd, sizeof(cmd), "ldd '%s' 2>/dev/null", elf);
-    FILE *f = popen(cmd, "re");
-    if (!f)
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
         return asb_err_sys(b->err, errno, "image: ldd %s", elf);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *const argv[] = {"ldd", "--", (char *)elf, NULL};
+    char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+    pid_t pid;
+    int src = posix_spawn(&pid, "/usr/bin/ldd", &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[1]);
+    if (src != 0) {
+        close(p[0]);
+        return asb_err_sys(b->err, src, "image: ldd %s", elf);
+    }
+    FILE *f = fdopen(p[0], "r");
+    if (!f) {
+        int e = errno;
+        close(p[0]);
+        waitpid(pid, NULL, 0);
+        return asb_err_sys(b->err, e, "image: ldd %s", elf);
+    }
+    int rc = 0;
     char line[4096];
-    while (fgets(line, sizeof(line), f)) {
-        char *p = strstr(line, "=> ");
-        p = p ? p + 3 : line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p != '/')
+    while (rc == 0 && fgets(line, sizeof(line), f)) {
+        char *q = strstr(line, "=> ");
+        q = q ? q + 3 : line;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q != '/')
             continue;
-        char *end = strpbrk(p, " \t\n");
+        char *end = strpbrk(q, " \t\n");
         if (end)
             *end = '\0';
         bool seen = false;
         for (size_t i = 0; i < *n_found; i++)
-            if (strcmp(found[i], p) == 0)
+            if (strcmp(found[i], q) == 0)
                 seen = true;
         if (seen || *n_found >= IMAGE_MAX_LIBS)
             continue;
-        if (!(found[(*n_found)++] = strdup(p))) {
-            pclose(f);
-            return asb_err_sys(b->err, ENOMEM, "image");
-        }
+        if (!(found[(*n_found)++] = strdup(q)))
+            rc = asb_err_sys(b->err, ENOMEM, "image");
     }
-    pclose(f);
-    return 0;
+    fclose(f);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return rc;
 }
 
 typedef struct walk_ctx {
