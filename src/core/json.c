@@ -111,47 +111,69 @@ static json_t *caps_hex(uint64_t v)
     return json_string(buf);
 }
 
+/* Every key of a record or none: jansson drops a key whose value could not be made (NULL, out
+ * of memory), and a record missing `stdout_base64` would read as "stdout was valid UTF-8"
+ * (review finding). PUT records a failed set; whole() gives the object only when none failed. */
+#define PUT(obj, key, val) (ok &= json_object_set_new((obj), (key), (val)) == 0)
+
+/* Free text of the record (errors, reasons, what the sandbox reported), valid UTF-8 whatever it
+ * holds: an engine's message cut at a byte count may end inside a character, and json_string()
+ * refuses that, which now fails the whole record. */
+static json_t *text(const char *s)
+{
+    return asb_json_text((const unsigned char *)(s ? s : ""), s ? strlen(s) : 0);
+}
+
+static json_t *whole(json_t *o, bool ok)
+{
+    if (ok)
+        return o;
+    json_decref(o);
+    return NULL;
+}
+
 static json_t *attestation_json(const asb_attestation_t *a)
 {
     json_t *o = json_object();
     if (!o)
         return NULL;
-    json_object_set_new(o, "present", json_boolean(a->present));
-    json_object_set_new(o, "valid", json_boolean(a->valid));
+    bool ok = true;
+    PUT(o, "present", json_boolean(a->present));
+    PUT(o, "valid", json_boolean(a->valid));
     if (a->mismatch)
-        json_object_set_new(o, "mismatch", json_string(a->mismatch));
+        PUT(o, "mismatch", text(a->mismatch));
     if (!a->present)
-        return o;
-    json_object_set_new(o, "nonce", json_string(a->nonce));
-    json_object_set_new(o, "uid", json_integer(a->uid));
-    json_object_set_new(o, "gid", json_integer(a->gid));
-    json_object_set_new(o, "cap_eff", caps_hex(a->cap_eff));
-    json_object_set_new(o, "cap_prm", caps_hex(a->cap_prm));
-    json_object_set_new(o, "cap_inh", caps_hex(a->cap_inh));
-    json_object_set_new(o, "cap_bnd", caps_hex(a->cap_bnd));
-    json_object_set_new(o, "cap_amb", caps_hex(a->cap_amb));
-    json_object_set_new(o, "no_new_privs", json_integer(a->no_new_privs));
-    json_object_set_new(o, "seccomp_mode", json_integer(a->seccomp_mode));
-    json_object_set_new(o, "landlock_abi", json_integer(a->landlock_abi));
-    json_object_set_new(o, "landlock_enforced", json_boolean(a->landlock_enforced));
-    json_object_set_new(o, "abstract_unix_scoped", json_boolean(a->abstract_unix_scoped));
-    json_object_set_new(o, "memfd_noexec", json_integer(a->memfd_noexec));
-    json_object_set_new(o, "memfd_create_refused", json_boolean(a->memfd_create_refused));
-    json_object_set_new(o, "net_ifaces", json_string(a->net_ifaces ? a->net_ifaces : ""));
-    json_object_set_new(o, "loopback_up", json_boolean(a->loopback_up));
-    json_object_set_new(o, "root_readonly", json_boolean(a->root_readonly));
-    json_object_set_new(o, "hostname", json_string(a->hostname ? a->hostname : ""));
-    json_object_set_new(o, "domainname", json_string(a->domainname ? a->domainname : ""));
-    json_object_set_new(o, "personality", json_integer(a->personality));
-    json_object_set_new(o, "oom_score_adj", json_integer(a->oom_score_adj));
-    json_object_set_new(o, "sched_policy", json_integer(a->sched_policy));
-    json_object_set_new(o, "rtprio_max", json_integer(a->rtprio_max));
-    json_object_set_new(o, "nice", json_integer(a->nice));
-    json_object_set_new(o, "nice_max", json_integer(a->nice_max));
-    json_object_set_new(o, "ioprio_class", json_integer(a->ioprio_class));
-    json_object_set_new(o, "umask", json_integer(a->umask));
-    json_object_set_new(o, "pid_ns", json_string(a->pid_ns ? a->pid_ns : ""));
-    return o;
+        return whole(o, ok);
+    PUT(o, "nonce", text(a->nonce));
+    PUT(o, "uid", json_integer(a->uid));
+    PUT(o, "gid", json_integer(a->gid));
+    PUT(o, "cap_eff", caps_hex(a->cap_eff));
+    PUT(o, "cap_prm", caps_hex(a->cap_prm));
+    PUT(o, "cap_inh", caps_hex(a->cap_inh));
+    PUT(o, "cap_bnd", caps_hex(a->cap_bnd));
+    PUT(o, "cap_amb", caps_hex(a->cap_amb));
+    PUT(o, "no_new_privs", json_integer(a->no_new_privs));
+    PUT(o, "seccomp_mode", json_integer(a->seccomp_mode));
+    PUT(o, "landlock_abi", json_integer(a->landlock_abi));
+    PUT(o, "landlock_enforced", json_boolean(a->landlock_enforced));
+    PUT(o, "abstract_unix_scoped", json_boolean(a->abstract_unix_scoped));
+    PUT(o, "memfd_noexec", json_integer(a->memfd_noexec));
+    PUT(o, "memfd_create_refused", json_boolean(a->memfd_create_refused));
+    PUT(o, "net_ifaces", text(a->net_ifaces));
+    PUT(o, "loopback_up", json_boolean(a->loopback_up));
+    PUT(o, "root_readonly", json_boolean(a->root_readonly));
+    PUT(o, "hostname", text(a->hostname));
+    PUT(o, "domainname", text(a->domainname));
+    PUT(o, "personality", json_integer(a->personality));
+    PUT(o, "oom_score_adj", json_integer(a->oom_score_adj));
+    PUT(o, "sched_policy", json_integer(a->sched_policy));
+    PUT(o, "rtprio_max", json_integer(a->rtprio_max));
+    PUT(o, "nice", json_integer(a->nice));
+    PUT(o, "nice_max", json_integer(a->nice_max));
+    PUT(o, "ioprio_class", json_integer(a->ioprio_class));
+    PUT(o, "umask", json_integer(a->umask));
+    PUT(o, "pid_ns", text(a->pid_ns));
+    return whole(o, ok);
 }
 
 static json_t *weakened_json(uint32_t w)
@@ -165,21 +187,24 @@ static json_t *weakened_json(uint32_t w)
                  {ASB_WEAKEN_CGROUP, "cgroup"},
                  {ASB_WEAKEN_MOUNTS, "mounts"}};
     json_t *a = json_array();
+    bool ok = a != NULL;
     for (size_t i = 0; a && i < sizeof(names) / sizeof(names[0]); i++)
         if (w & names[i].bit)
-            json_array_append_new(a, json_string(names[i].name));
-    return a;
+            ok &= json_array_append_new(a, json_string(names[i].name)) == 0;
+    return whole(a, ok);
 }
 
-static void set_stream(json_t *o, const char *key, const asb_bytes_t *b)
+static bool set_stream(json_t *o, const char *key, const asb_bytes_t *b)
 {
-    json_object_set_new(o, key, asb_json_text(b->data, b->len));
+    bool ok = true;
+    PUT(o, key, asb_json_text(b->data, b->len));
     /* Exact bytes when the text form could not carry them (invalid UTF-8). */
     if (b->len && !asb_utf8_valid(b->data, b->len)) {
         char k[32];
         snprintf(k, sizeof(k), "%s_base64", key);
-        json_object_set_new(o, k, asb_json_base64(b->data, b->len));
+        PUT(o, k, asb_json_base64(b->data, b->len));
     }
+    return ok;
 }
 
 json_t *asb_result_json(const asb_result_t *res)
@@ -187,53 +212,54 @@ json_t *asb_result_json(const asb_result_t *res)
     json_t *o = json_object();
     if (!o)
         return NULL;
-    json_object_set_new(o, "backend", json_string(res->backend));
-    json_object_set_new(o, "profile", json_string(res->profile));
-    json_object_set_new(o, "status", json_string(asb_status_name(res->status)));
-    json_object_set_new(o, "exit_code",
-                        res->exit_code >= 0 ? json_integer(res->exit_code) : json_null());
-    json_object_set_new(o, "signal", json_integer(res->signal));
-    json_object_set_new(o, "duration_s", json_real(res->duration_s));
-    json_object_set_new(o, "cpu_time_s", json_real(res->cpu_time_s));
-    json_object_set_new(o, "max_rss_kb", json_integer(res->max_rss_kb));
-    json_object_set_new(o, "memory_peak_bytes", json_integer((json_int_t)res->memory_peak_bytes));
-    json_object_set_new(o, "memory_limit_reached", json_boolean(res->memory_limit_reached));
-    json_object_set_new(o, "timed_out", json_boolean(res->timed_out));
-    json_object_set_new(o, "out_of_memory", json_boolean(res->out_of_memory));
-    json_object_set_new(
-        o, "output_truncated",
+    bool ok = true;
+    PUT(o, "backend", json_string(res->backend));
+    PUT(o, "profile", json_string(res->profile));
+    PUT(o, "status", json_string(asb_status_name(res->status)));
+    PUT(o, "exit_code", res->exit_code >= 0 ? json_integer(res->exit_code) : json_null());
+    PUT(o, "signal", json_integer(res->signal));
+    PUT(o, "duration_s", json_real(res->duration_s));
+    PUT(o, "cpu_time_s", json_real(res->cpu_time_s));
+    PUT(o, "max_rss_kb", json_integer(res->max_rss_kb));
+    PUT(o, "memory_peak_bytes", json_integer((json_int_t)res->memory_peak_bytes));
+    PUT(o, "memory_limit_reached", json_boolean(res->memory_limit_reached));
+    PUT(o, "timed_out", json_boolean(res->timed_out));
+    PUT(o, "out_of_memory", json_boolean(res->out_of_memory));
+    PUT(o, "output_truncated",
         json_pack("{s:b, s:b}", "stdout", res->stdout_truncated, "stderr", res->stderr_truncated));
-    json_object_set_new(o, "error", res->error ? json_string(res->error) : json_null());
-    set_stream(o, "stdout", &res->out);
-    set_stream(o, "stderr", &res->err);
+    PUT(o, "error", res->error ? text(res->error) : json_null());
+    ok &= set_stream(o, "stdout", &res->out);
+    ok &= set_stream(o, "stderr", &res->err);
     json_t *files = json_object();
     for (size_t i = 0; files && i < res->n_files_out; i++) {
         const asb_file_out_t *f = &res->files_out[i];
         json_t *fo = json_object();
-        json_object_set_new(fo, "size", json_integer((json_int_t)f->content.len));
-        json_object_set_new(fo, "text", asb_json_text(f->content.data, f->content.len));
-        json_object_set_new(fo, "base64", asb_json_base64(f->content.data, f->content.len));
-        json_object_set_new(files, f->name, fo);
+        bool fok = fo != NULL;
+        fok &= json_object_set_new(fo, "size", json_integer((json_int_t)f->content.len)) == 0;
+        fok &= json_object_set_new(fo, "text", asb_json_text(f->content.data, f->content.len)) == 0;
+        fok &= json_object_set_new(fo, "base64",
+                                   asb_json_base64(f->content.data, f->content.len)) == 0;
+        ok &= json_object_set_new(files, f->name, whole(fo, fok)) == 0;
     }
-    json_object_set_new(o, "files_out", files);
+    PUT(o, "files_out", files);
     json_t *refused = json_array();
     for (size_t i = 0; refused && i < res->n_files_refused; i++)
-        json_array_append_new(refused, json_pack("{s:s, s:s}", "name", res->files_refused[i].name,
-                                                 "reason", res->files_refused[i].reason));
-    json_object_set_new(o, "files_refused", refused);
+        ok &= json_array_append_new(refused, json_pack("{s:o, s:o}", "name",
+                                                       text(res->files_refused[i].name), "reason",
+                                                       text(res->files_refused[i].reason))) == 0;
+    PUT(o, "files_refused", refused);
     /* What was enforced is said only of a run whose sandbox answered for it: a sandbox_error
      * (refused before it started, or unverifiable) claims no limit (docs QA: refused runs showed
      * the profile's limits as enforced). */
-    json_object_set_new(o, "limits",
-                        json_pack("{s:o, s:o}", "requested",
-                                  asb_limits_json(&res->limits_requested), "enforced",
-                                  res->status == ASB_STATUS_SANDBOX_ERROR
-                                      ? json_null()
-                                      : asb_limits_json(&res->limits_enforced)));
-    json_object_set_new(o, "weakened", weakened_json(res->weakened));
-    json_object_set_new(o, "prepared", json_boolean(res->prepared));
-    json_object_set_new(o, "attestation", attestation_json(&res->attestation));
-    return o;
+    PUT(o, "limits",
+        json_pack("{s:o, s:o}", "requested", asb_limits_json(&res->limits_requested), "enforced",
+                  res->status == ASB_STATUS_SANDBOX_ERROR
+                      ? json_null()
+                      : asb_limits_json(&res->limits_enforced)));
+    PUT(o, "weakened", weakened_json(res->weakened));
+    PUT(o, "prepared", json_boolean(res->prepared));
+    PUT(o, "attestation", attestation_json(&res->attestation));
+    return whole(o, ok);
 }
 
 #define RESULT_JSON_FLAGS (JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER)

@@ -474,6 +474,42 @@ static void test_json_odd_bytes(void **state)
     asb_result_free(&r);
 }
 
+/* Free text that is not valid UTF-8 (an engine's message cut inside a character) still gives a
+ * record with every key: json_string() refused it and the key was silently dropped (review
+ * finding), and a record missing a key must never be written. Refused files are listed. */
+static void test_json_free_text_keeps_every_key(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    asb_result_init(&r);
+    r.status = ASB_STATUS_SANDBOX_ERROR;
+    r.exit_code = -1;
+    assert_int_equal(asb_result_set_error(&r, "docker engine: HTTP 500: caf\xc3"), 0);
+    assert_int_equal(asb_result_add_refused(&r, "out.txt", "why: \xe2\x82"), 0);
+    assert_int_equal(asb_result_add_refused(&r, "b", "larger than the file-out cap"), 0);
+    char *s = NULL;
+    asb_error_t e;
+    assert_int_equal(asb_result_to_json(&r, &s, &e), 0);
+    json_error_t je;
+    json_t *o = json_loads(s, 0, &je);
+    assert_non_null(o);
+    assert_string_equal(json_string_value(json_object_get(o, "error")),
+                        "docker engine: HTTP 500: caf\xef\xbf\xbd");
+    json_t *refused = json_object_get(o, "files_refused");
+    assert_int_equal(json_array_size(refused), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(refused, 0), "reason")),
+                        "why: \xef\xbf\xbd\xef\xbf\xbd");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(refused, 1), "name")),
+                        "b");
+    for (const char *k = "status\0exit_code\0stdout\0stderr\0files_out\0limits\0weakened\0"
+                         "prepared\0attestation\0";
+         *k; k += strlen(k) + 1)
+        assert_non_null(json_object_get(o, k));
+    json_decref(o);
+    free(s);
+    asb_result_free(&r);
+}
+
 /* RFC 4648's test vectors: padding and alphabet as every decoder expects. */
 static void test_base64_vectors(void **state)
 {
@@ -636,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_profile_table),
         cmocka_unit_test(test_plain_names),
         cmocka_unit_test(test_json_odd_bytes),
+        cmocka_unit_test(test_json_free_text_keeps_every_key),
         cmocka_unit_test(test_base64_vectors),
         cmocka_unit_test(test_utf8_validator),
         cmocka_unit_test(test_exit_status_mapping),
