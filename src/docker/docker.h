@@ -38,9 +38,12 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out);
 /* Whether the run needs the io volume: files in, or code too big to inline. */
 bool asb_docker_needs_io_volume(const asb_plan_t *plan);
 
-/* Whether code and stdin go inline in the spec. When not, the code goes through the io volume
- * and stdin's bytes come first on the attach stream, before the host's verdict. */
+/* Whether code and stdin go inline in the spec: while its encoded size stays within
+ * ASB_DOCKER_SPEC_MAX. When not, the code goes through the io volume and stdin comes on the
+ * attach stream. */
 bool asb_docker_inline_data(const asb_plan_t *plan);
+/* An upper bound of the spec's environment string, with or without code and stdin inline. */
+size_t asb_docker_spec_bound(const asb_plan_t *plan, bool inline_data);
 
 /* The container-mode run spec (JSON) for the supervisor. */
 json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx);
@@ -135,6 +138,8 @@ int asb_docker_attach_fd(const asb_docker_attach_t *att);
 /* Read what is there: >0 bytes, 0 at EOF, -EAGAIN when nothing now, other negative on error. */
 long asb_docker_attach_read(asb_docker_attach_t *att, void *buf, size_t len);
 int asb_docker_attach_write(asb_docker_attach_t *att, const void *buf, size_t len);
+/* One non-blocking send: bytes taken (possibly fewer than len), -EAGAIN, or -EPIPE. */
+long asb_docker_attach_send(asb_docker_attach_t *att, const void *buf, size_t len);
 void asb_docker_attach_close(asb_docker_attach_t *att);
 
 /* ---- archive (tar via libarchive) ---- */

@@ -261,6 +261,15 @@ int asb_docker_attach_write(asb_docker_attach_t *att, const void *buf, size_t le
     return 0;
 }
 
+long asb_docker_attach_send(asb_docker_attach_t *att, const void *buf, size_t len)
+{
+    size_t n = 0;
+    CURLcode rc = att->dl.curl_easy_send(att->curl, buf, len, &n);
+    if (rc == CURLE_AGAIN)
+        return -EAGAIN;
+    return rc == CURLE_OK ? (long)n : -EPIPE;
+}
+
 int asb_docker_attach_open(asb_docker_engine_t *eng, const char *id, asb_docker_attach_t **out,
                            asb_error_t *err)
 {

@@ -7,9 +7,12 @@
 #define ASB_DOCKER_API "/v1.41" /* Docker 20.10; newer engines still serve it */
 #define ASB_DOCKER_DEFAULT_IMAGE "agent-sandbox/python:latest"
 #define ASB_DOCKER_SUPERVISOR_PATH "/.asb/asb-supervisor" /* inside the container, read-only */
-#define ASB_DOCKER_IO_DIR "/.asb-io"      /* anonymous volume: inputs in, outputs out */
-#define ASB_DOCKER_SPEC_ENV "ASB_SPEC"    /* container mode's run spec: hex of wire.h records */
-#define ASB_DOCKER_INLINE_MAX (48 * 1024) /* code + stdin up to this go inline in the spec */
+#define ASB_DOCKER_IO_DIR "/.asb-io"   /* anonymous volume: inputs in, outputs out */
+#define ASB_DOCKER_SPEC_ENV "ASB_SPEC" /* container mode's run spec: hex of wire.h records */
+/* The run spec travels as one environment string, which the kernel caps at 128 KiB with its
+ * name (MAX_ARG_STRLEN); code and stdin go inline only while an upper bound of its size stays
+ * under this (asb_docker_spec_bound), and argv and env alone must fit. */
+#define ASB_DOCKER_SPEC_MAX (120 * 1024)
 #define ASB_DOCKER_LABEL_OWNER "org.agent-sandbox.owner"
 #define ASB_DOCKER_LABEL_RUN "org.agent-sandbox.run"
 /* The owner's pid namespace (asb_owner_pidns): only a process of that namespace can tell from

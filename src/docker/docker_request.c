@@ -32,17 +32,38 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
     out->landlock_scope = false;
 }
 
-bool asb_docker_needs_io_volume(const asb_plan_t *plan)
+static size_t strv_bound(char *const *v, size_t n)
 {
-    /* Inputs only: outputs come back as frames (docker_proto.h), never through the volume, and a
-     * large stdin comes on the attach stream (asb_docker_stdin_streamed). */
-    return plan->n_files_in > 0 ||
-           (plan->code && plan->code_len + plan->stdin_len > ASB_DOCKER_INLINE_MAX);
+    size_t b = 0;
+    for (size_t i = 0; v && (n == SIZE_MAX ? v[i] != NULL : i < n); i++)
+        b += 4 + strlen(v[i]); /* wire.h: u32 length + bytes */
+    return b;
+}
+
+size_t asb_docker_spec_bound(const asb_plan_t *plan, bool inline_data)
+{
+    /* Wire records of every fixed key (26 keys of at most 16 bytes, 6 bytes of framing, values
+     * of at most 64 bytes) and the run's own strings, then hex (x2) and the name. */
+    size_t w = 26 * (16 + 6 + 64) + 4 * 256;
+    w += strv_bound(plan->argv, SIZE_MAX) + strv_bound(plan->env, SIZE_MAX);
+    for (size_t i = 0; i < plan->n_files_in; i++)
+        w += 4 + strlen(plan->files_in[i].name);
+    w += strv_bound(plan->files_out, plan->n_files_out);
+    if (inline_data)
+        w += 4 * ((plan->code_len + 2) / 3) + 4 * ((plan->stdin_len + 2) / 3);
+    return 2 * w + sizeof(ASB_DOCKER_SPEC_ENV "=");
 }
 
 bool asb_docker_inline_data(const asb_plan_t *plan)
 {
-    return plan->code_len + plan->stdin_len <= ASB_DOCKER_INLINE_MAX;
+    return asb_docker_spec_bound(plan, true) <= ASB_DOCKER_SPEC_MAX;
+}
+
+bool asb_docker_needs_io_volume(const asb_plan_t *plan)
+{
+    /* Inputs only: outputs come back as frames (docker_proto.h), never through the volume, and a
+     * large stdin comes on the attach stream (docker.c pump_stdin). */
+    return plan->n_files_in > 0 || (plan->code && !asb_docker_inline_data(plan));
 }
 
 static const char *seccomp_name(asb_seccomp_policy_t s)
@@ -130,14 +151,13 @@ static json_t *ulimit(const char *name, uint64_t v)
 }
 
 /* The file size limit's hard value: room for the supervisor to stage what it must write before
- * the workload exists (stdin into a memfd, files in and code into the workspace), each of which
- * may be larger than the workload's limit (a 60 MB stdin failed with EFBIG under hardened's
- * 16 MiB). The supervisor raises its soft limit for that and sets both to the workload's
- * value right after; the workload's own limit is the attested one. */
+ * the workload exists (files in and code into the workspace), each of which may be larger than
+ * the workload's limit (a file in over hardened's 16 MiB failed with EFBIG). The supervisor
+ * raises its soft limit for that and sets both to the workload's value right after; the
+ * workload's own limit is the attested one. */
 static uint64_t fsize_hard(const asb_plan_t *plan)
 {
     uint64_t h = plan->limits.fsize_bytes;
-    h = h > ASB_MAX_STDIN_BYTES ? h : ASB_MAX_STDIN_BYTES;
     h = h > ASB_MAX_CODE_BYTES ? h : ASB_MAX_CODE_BYTES;
     return h > plan->limits.file_in_bytes ? h : plan->limits.file_in_bytes;
 }

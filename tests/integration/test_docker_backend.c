@@ -742,6 +742,76 @@ static void test_large_stdin_streamed(void **state)
     free(in);
 }
 
+/* A streamed stdin is relayed as the program reads it, never held in the container: 40 MiB of
+ * it under a 24 MiB memory limit completes (as a memfd it was an OOM kill, or the supervisor's
+ * death while staging: review finding, session 18). The spec's size decides what is inline: a
+ * 10 KB -c program with 42,000 bytes of stdin starts (it failed with E2BIG), and argv that
+ * cannot fit in the spec at all is refused before any container, saying why. */
+static void test_streamed_stdin_not_charged(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    size_t n = 40 * 1024 * 1024;
+    char *in = calloc(1, n);
+    assert_non_null(in);
+    const char *count[] = {"/usr/bin/python3", "-c",
+                           "import sys\nn = 0\nwhile True:\n"
+                           "    b = sys.stdin.buffer.read(65536)\n"
+                           "    if not b: break\n"
+                           "    n += len(b)\nprint(n)\n",
+                           NULL};
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.backend = "docker";
+    cfg.argv = count;
+    cfg.stdin_data = in;
+    cfg.stdin_len = n;
+    cfg.limits.memory_bytes = 24 * 1024 * 1024;
+    asb_result_t r;
+    asb_error_t err;
+    if (asb_run(&cfg, &r, &err) < 0)
+        fail_msg("docker: %s", err.message);
+    char want[64];
+    snprintf(want, sizeof(want), "%zu\n", n);
+    if (r.status != ASB_STATUS_COMPLETED || r.out.len != strlen(want) ||
+        memcmp(r.out.data, want, r.out.len) != 0)
+        fail_msg("40 MiB under 24 MiB: %s, stdout %.*s", asb_status_name(r.status), (int)r.out.len,
+                 r.out.data ? (const char *)r.out.data : "");
+    asb_result_free(&r);
+
+    char *prog = malloc(10100);
+    assert_non_null(prog);
+    snprintf(prog, 10100, "import sys\n#%09998d\nprint(len(sys.stdin.buffer.read()))\n", 0);
+    const char *argv[] = {"/usr/bin/python3", "-c", prog, NULL};
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    cfg.backend = "docker";
+    cfg.argv = argv;
+    cfg.stdin_data = in;
+    cfg.stdin_len = 42000;
+    if (asb_run(&cfg, &r, &err) < 0)
+        fail_msg("10 KB argv, 42000 bytes of stdin: %s", err.message);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_int_equal(r.out.len, 6);
+    assert_memory_equal(r.out.data, "42000\n", 6);
+    asb_result_free(&r);
+
+    free(prog);
+    prog = malloc(200001);
+    assert_non_null(prog);
+    memset(prog, '#', 200000);
+    prog[200000] = '\0';
+    argv[2] = prog;
+    cfg.stdin_len = 0;
+    assert_int_equal(asb_run(&cfg, &r, &err), -E2BIG);
+    assert_non_null(strstr(err.message, "run spec"));
+    asb_result_free(&r);
+    free(prog);
+    free(in);
+}
+
 /* ---- docker only: verify before start ---- */
 
 typedef struct tamper {
@@ -1024,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_file_out_guard),
         cmocka_unit_test(test_io_volume_not_writable),
         cmocka_unit_test(test_large_stdin_streamed),
+        cmocka_unit_test(test_streamed_stdin_not_charged),
         cmocka_unit_test(test_docker_tampered_request_is_refused_before_start),
         cmocka_unit_test(test_docker_baseline_is_root_with_default_caps),
         cmocka_unit_test(test_shares_and_supervisor_signal),

@@ -343,6 +343,67 @@ static void test_no_engine_is_a_clear_error_never_a_fallback(void **state)
 
 /* The container's cgroup from /proc/PID/cgroup text: v2's "0::" line was never matched (the
  * backstop's kill did nothing on a v2 host; review finding), v1 by controller name in a list. */
+/* The spec is one environment string of at most 128 KiB (MAX_ARG_STRLEN): the bound that decides
+ * what goes inline is never below the real string, and what is inline fits (review finding,
+ * session 18: 48 KiB of raw code + stdin grew 8/3 in the spec, and a 10 KB -c program with
+ * 42,000 bytes of stdin could not start). */
+static void test_spec_bound_holds(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 1000, 20000, 42000, 45000, 49152, 200000};
+    char *big = malloc(200000);
+    assert_non_null(big);
+    memset(big, 'x', 200000);
+    char *prog = malloc(10001);
+    assert_non_null(prog);
+    memset(prog, '#', 10000);
+    prog[10000] = '\0';
+    for (size_t with_code = 0; with_code < 2; with_code++)
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+            for (size_t j = 0; j < 3; j++) {
+                asb_config_t cfg;
+                asb_config_init(&cfg);
+                cfg.profile = "hardened";
+                cfg.backend = "docker";
+                const char *argv[] = {"/usr/bin/python3", "-c", prog, NULL};
+                if (with_code) {
+                    cfg.code = big;
+                    cfg.code_len = sizes[i];
+                } else {
+                    cfg.argv = argv;
+                }
+                static const size_t in_sizes[] = {0, 1000, 42000};
+                cfg.stdin_data = big;
+                cfg.stdin_len = in_sizes[j];
+                asb_plan_t plan;
+                asb_error_t err;
+                if (asb_plan_build(&cfg, &plan, &err) < 0)
+                    fail_msg("plan: %s", err.message);
+                char owner[] = "asb-1-2-p3", pidns[] = "1:2";
+                asb_docker_req_ctx_t ctx = {.supervisor = "/usr/lib/asb-supervisor",
+                                            .owner_tag = owner,
+                                            .owner_pidns = pidns,
+                                            .io_volume = asb_docker_needs_io_volume(&plan)};
+                json_t *body = asb_docker_create_body(&plan, &ctx);
+                assert_non_null(body);
+                const char *env =
+                    json_string_value(json_array_get(json_object_get(body, "Env"), 0));
+                assert_non_null(env);
+                assert_int_equal(strncmp(env, ASB_DOCKER_SPEC_ENV "=", 9), 0);
+                size_t real = strlen(env) + 1;
+                bool inl = asb_docker_inline_data(&plan);
+                if (asb_docker_spec_bound(&plan, inl) < real)
+                    fail_msg("bound %zu below the spec's %zu (code %zu, stdin %zu)",
+                             asb_docker_spec_bound(&plan, inl), real, plan.code_len,
+                             plan.stdin_len);
+                assert_true(real <= 128 * 1024);
+                json_decref(body);
+                asb_plan_free(&plan);
+            }
+    free(prog);
+    free(big);
+}
+
 static void test_cgroup_path_parsing(void **state)
 {
     (void)state;
@@ -383,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_verify_accepts_faithful_and_refuses_tampered),
         cmocka_unit_test(test_no_engine_is_a_clear_error_never_a_fallback),
         cmocka_unit_test(test_cgroup_path_parsing),
+        cmocka_unit_test(test_spec_bound_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,51 +297,22 @@ done:
     return rc;
 }
 
-/* Stdin over the inline size: its bytes come first on the attach stream, before the host's
- * verdict, into a memfd the workload gets as fd 0. Never a file in the io volume: that was
- * readable by the workload under any name it liked (a bench grader's oracle and per-run secret;
- * review finding, session 17). Within the setup deadline, or the run fails. */
-static int read_stdin_stream(uint64_t n, asb_error_t *err)
+/* The workload's stdin: a memfd of the inline bytes, /dev/null, or for a stdin too large for the
+ * spec a pipe whose write end (*relay) the main loop feeds from the attach stream after the
+ * verdict, as the workload reads. Never a file in the io volume, which the workload could read
+ * under any name (a bench grader's oracle and secret; review finding, session 17), and never a
+ * copy in the container's memory, which counted against the run's memory limit (review
+ * finding, session 18). */
+static int stage_stdin(const cspec_t *s, int *relay, asb_error_t *err)
 {
-    int fd = memfd_create("stdin", MFD_CLOEXEC);
-    if (fd < 0)
-        return asb_err_sys(err, errno, "stdin: memfd");
-    uint64_t deadline = sup_now_ms() + ASB_SETUP_TIMEOUT_MS, got = 0;
-    char buf[16384];
-    while (got < n) {
-        uint64_t t = sup_now_ms();
-        struct pollfd p = {.fd = 0, .events = POLLIN};
-        int r = t >= deadline ? 0 : poll(&p, 1, (int)(deadline - t));
-        if (r < 0 && errno == EINTR)
-            continue;
-        ssize_t k =
-            r > 0 ? read(0, buf, n - got < sizeof(buf) ? (size_t)(n - got) : sizeof(buf)) : 0;
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            close(fd);
-            return asb_err(err, r == 0 ? -ETIMEDOUT : -EIO,
-                           "stdin: the host sent %" PRIu64 " of its %" PRIu64 " bytes%s", got, n,
-                           r == 0 ? " within the setup deadline" : "");
-        }
-        if (sup_write_all(fd, buf, (size_t)k) < 0) {
-            int e = errno;
-            close(fd);
-            return asb_err_sys(err, e, "stdin: staging failed");
-        }
-        got += (uint64_t)k;
+    *relay = -1;
+    if (s->stdin_stream) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+            return asb_err_sys(err, errno, "stdin: pipe");
+        *relay = p[1];
+        return p[0];
     }
-    if (lseek(fd, 0, SEEK_SET) < 0) {
-        close(fd);
-        return asb_err_sys(err, errno, "stdin: staging failed");
-    }
-    return fd;
-}
-
-static int stage_stdin(const cspec_t *s, asb_error_t *err)
-{
-    if (s->stdin_stream)
-        return read_stdin_stream(s->stdin_stream, err);
     if (!s->stdin_b64) {
         int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         return fd < 0 ? asb_err_sys(err, errno, "/dev/null") : fd;
@@ -359,10 +330,9 @@ static int stage_stdin(const cspec_t *s, asb_error_t *err)
     return fd;
 }
 
-/* Stdin first: a host writing it on the attach stream waits for nothing else of ours. */
-static int stage_inputs(const cspec_t *s, int *stdin_fd, asb_error_t *err)
+static int stage_inputs(const cspec_t *s, int *stdin_fd, int *relay, asb_error_t *err)
 {
-    if ((*stdin_fd = stage_stdin(s, err)) < 0)
+    if ((*stdin_fd = stage_stdin(s, relay, err)) < 0)
         return *stdin_fd;
     char src[4200], dst[4200];
     for (size_t i = 0; i < s->n_files_in; i++) {
@@ -658,6 +628,55 @@ static void send_outputs(const cspec_t *s, asb_wire_buf_t *refused)
         close(ws);
 }
 
+/* A streamed stdin on its way from the attach stream (fd 0, after the host's verdict) to the
+ * workload's stdin pipe: one buffer at a time, read from the host only when the workload has
+ * taken the last, so nothing of it accumulates in the container's memory. */
+typedef struct relay {
+    int fd;          /* the pipe's write end; -1 once closed */
+    uint64_t left;   /* bytes still to come from the host */
+    size_t off, len; /* buffered, not yet written */
+    char buf[65536];
+} relay_t;
+
+/* fd 0 is readable while stdin is still coming: the next piece. false: the host is gone. */
+static bool relay_take(relay_t *r)
+{
+    size_t want = r->left < sizeof(r->buf) ? (size_t)r->left : sizeof(r->buf);
+    ssize_t n = read(0, r->buf, want);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return true;
+    if (n <= 0)
+        return false;
+    r->left -= (uint64_t)n;
+    if (r->fd >= 0)
+        r->off = 0, r->len = (size_t)n; /* else the workload closed its stdin: dropped */
+    return true;
+}
+
+/* Into the pipe, as far as it takes; its end once all came. A workload that closed its stdin
+ * gets no more (what still comes is read and dropped, so the stream stays in step). */
+static void relay_give(relay_t *r)
+{
+    while (r->fd >= 0 && r->off < r->len) {
+        ssize_t n = write(r->fd, r->buf + r->off, r->len - r->off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n < 0) {
+            close(r->fd);
+            r->fd = -1;
+            break;
+        }
+        r->off += (size_t)n;
+    }
+    r->off = r->len = 0;
+    if (r->left == 0 && r->fd >= 0) {
+        close(r->fd);
+        r->fd = -1;
+    }
+}
+
 int sup_container_main(void)
 {
     asb_error_t err = {0};
@@ -687,8 +706,8 @@ int sup_container_main(void)
     fl.rlim_cur = fl.rlim_max;
     if (setrlimit(RLIMIT_FSIZE, &fl) < 0)
         return fatal(spec.nonce, "RLIMIT_FSIZE for staging");
-    int stdin_fd = -1;
-    if (stage_inputs(&spec, &stdin_fd, &err) < 0)
+    int stdin_fd = -1, relay = -1;
+    if (stage_inputs(&spec, &stdin_fd, &relay, &err) < 0)
         return fatal(spec.nonce, err.message);
     fl.rlim_cur = fl.rlim_max = spec.fsize ? spec.fsize : fl.rlim_max;
     if (setrlimit(RLIMIT_FSIZE, &fl) < 0)
@@ -757,17 +776,24 @@ int sup_container_main(void)
     fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK); /* our file description only */
     int attfd = attp[0], hostfd = 0;
     size_t exec_len = 0;
+    relay_t in = {.fd = relay, .left = spec.stdin_stream};
+    if (in.fd >= 0)
+        fcntl(in.fd, F_SETFL, O_NONBLOCK);
     while (!st.done) {
         /* A frame waiting for the engine: wait for room in its pipe, and read no more output. */
         bool full = box.off < box.len;
-        struct pollfd p[6] = {{.fd = full ? -1 : out.fd, .events = POLLIN},
+        /* While stdin comes, fd 0 is read only when its last piece went into the pipe; a hang-up
+         * is seen either way. After it, anything on fd 0 is the host's end. */
+        bool take = in.left > 0 && in.len == 0;
+        struct pollfd p[7] = {{.fd = full ? -1 : out.fd, .events = POLLIN},
                               {.fd = full ? -1 : errs.fd, .events = POLLIN},
                               {.fd = sfd, .events = POLLIN},
-                              {.fd = hostfd, .events = POLLIN},
+                              {.fd = hostfd, .events = in.left == 0 || take ? POLLIN : 0},
                               {.fd = attfd, .events = POLLIN},
-                              {.fd = full ? 1 : -1, .events = POLLOUT}};
+                              {.fd = full ? 1 : -1, .events = POLLOUT},
+                              {.fd = in.len ? in.fd : -1, .events = POLLOUT}};
         uint64_t t = sup_now_ms();
-        int r = poll(p, 6, t >= deadline ? 0 : (int)(deadline - t));
+        int r = poll(p, 7, t >= deadline ? 0 : (int)(deadline - t));
         if (r < 0 && errno != EINTR)
             break;
         if (sup_now_ms() >= deadline && !st.timed_out) {
@@ -795,12 +821,17 @@ int sup_container_main(void)
                 }
             sup_reap_workload(st.workload, &st.status, &st.done);
         }
-        if (p[3].revents) {
-            /* The host only ever speaks once; more input or the end of it means it is gone. */
+        if (p[3].revents && take && (p[3].revents & POLLIN) && relay_take(&in)) {
+            relay_give(&in);
+        } else if (p[3].revents) {
+            /* Past its stdin, the host only ever speaks once; more input or the end of it
+             * means it is gone. */
             st.host_abort = true;
             kill_all();
             hostfd = -1;
         }
+        if (p[6].revents)
+            relay_give(&in);
         if (attfd >= 0 && p[4].revents) {
             ssize_t n = read(attfd, st.exec_error + exec_len, sizeof(st.exec_error) - 1 - exec_len);
             if (n > 0)
