@@ -351,9 +351,11 @@ static void test_spec_bound_holds(void **state)
 {
     (void)state;
     static const size_t sizes[] = {0, 1, 1000, 20000, 42000, 45000, 49152, 200000};
-    char *big = malloc(200000);
+    /* NUL-terminated: a code_len of 0 means "up to the NUL" (asb_config_t). */
+    char *big = malloc(200001);
     assert_non_null(big);
     memset(big, 'x', 200000);
+    big[200000] = '\0';
     char *prog = malloc(10001);
     assert_non_null(prog);
     memset(prog, '#', 10000);
