@@ -341,8 +341,6 @@ static void test_no_engine_is_a_clear_error_never_a_fallback(void **state)
     unsetenv("DOCKER_HOST");
 }
 
-/* The container's cgroup from /proc/PID/cgroup text: v2's "0::" line was never matched (the
- * backstop's kill did nothing on a v2 host; review finding), v1 by controller name in a list. */
 /* The spec is one environment string of at most 128 KiB (MAX_ARG_STRLEN): the bound that decides
  * what goes inline is never below the real string, and what is inline fits (review finding,
  * session 18: 48 KiB of raw code + stdin grew 8/3 in the spec, and a 10 KB -c program with
@@ -406,6 +404,8 @@ static void test_spec_bound_holds(void **state)
     free(big);
 }
 
+/* The container's cgroup from /proc/PID/cgroup text: v2's "0::" line was never matched (the
+ * backstop's kill did nothing on a v2 host; review finding), v1 by controller name in a list. */
 static void test_cgroup_path_parsing(void **state)
 {
     (void)state;

@@ -10,7 +10,8 @@
  * The channel to the host is the container's stdout, which only this process writes: frames of
  * (type, length, payload). The workload writes to pipes we read, so it cannot forge a frame; the
  * JSON frames also carry the run's nonce. The host's verdict ("g" or "a") comes on stdin, the
- * attach stream; its end means the host is gone and the run ends. */
+ * attach stream, followed by a stdin too large for the spec (relayed to the workload as it reads);
+ * past those, any byte or the stream's end means the host is gone and the run ends. */
 #include "core/error.h"
 #include "core/limits.h"
 #include "docker/docker_proto.h"
@@ -51,7 +52,7 @@ typedef struct cspec {
     char *code_b64, *stdin_b64; /* NULL: not inline */
     char *code_name;            /* the code's file name in the workspace (with code) */
     bool code_file;
-    uint64_t stdin_stream; /* stdin's bytes that come first on the attach stream; 0: none */
+    uint64_t stdin_stream; /* stdin's bytes that follow the verdict on the attach stream; 0: none */
 } cspec_t;
 
 typedef struct cstream {
