@@ -340,6 +340,7 @@ static void event_loop(drun_t *r)
             r->backstop_fired = true;
             backstop_kill(r);
             give_up = t + ASB_BACKSTOP_GRACE_S;
+            r->stdin_live = false; /* the run is being killed: nothing more for it */
             continue;
         }
         pump_stdin(r);
@@ -360,6 +361,7 @@ static void event_loop(drun_t *r)
         if (r->protocol_error && give_up == 0) {
             backstop_kill(r);
             give_up = now_s() + ASB_BACKSTOP_GRACE_S;
+            r->stdin_live = false;
         }
     }
 }
