@@ -122,13 +122,13 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         goto out;
     }
     strcat(tag, "-");
-    /* The parent is opened before the dir is made, so the teardown needs no new fd for it: a
-     * caller whose fd table filled up during the run left the dir behind for as long as it lived
-     * (QA finding: 8 threads at a soft limit of 64). */
     /* What a killed caller's runs left (their directories, and processes their programs left
      * running), reaped at the next start as the native backend reaps stale cgroups (QA
      * finding, session 17: only `cleanup` did). */
     asb_cleanup_dead_temp_dirs();
+    /* The parent is opened before the dir is made, so the teardown needs no new fd for it: a
+     * caller whose fd table filled up during the run left the dir behind for as long as it lived
+     * (QA finding: 8 threads at a soft limit of 64). */
     parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0) {
         rc = asb_err_sys(err, errno, "open %s", ASB_SUBPROCESS_TMP_PARENT);

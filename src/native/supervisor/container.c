@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
