@@ -25,10 +25,11 @@ void asb_docker_effective_profile(const asb_plan_t *plan, asb_profile_t *out)
      * Host abstract sockets stay out of reach through the container's own network namespace
      * (bridge or none; the verify step refuses NetworkMode host). */
     out->landlock = false;
-    /* Docker cannot set vm.memfd_noexec for a container (not a sysctl it passes through), and
-     * the workload is not root to set it itself: docker-hardened does not close the
-     * memfd + execveat path (docs/SPEC.md). */
-    out->memfd_noexec = false;
+    /* memfd_noexec stays what the profile asks: no executable memfd. Docker cannot set
+     * vm.memfd_noexec for a container (not a sysctl it passes through), and nothing in the
+     * container may, so the supervisor closes the memfd + exec path the other way the native
+     * backend knows (kernels before 6.3): memfd_create is refused outright (spec key
+     * memfd_refuse, attested as memfd_create_refused). */
     out->landlock_scope = false;
 }
 
@@ -42,9 +43,9 @@ static size_t strv_bound(char *const *v, size_t n)
 
 size_t asb_docker_spec_bound(const asb_plan_t *plan, bool inline_data)
 {
-    /* Wire records of every fixed key (26 keys of at most 16 bytes, 6 bytes of framing, values
+    /* Wire records of every fixed key (27 keys of at most 16 bytes, 6 bytes of framing, values
      * of at most 64 bytes) and the run's own strings, then hex (x2) and the name. */
-    size_t w = 26 * (16 + 6 + 64) + 4 * 256;
+    size_t w = 27 * (16 + 6 + 64) + 4 * 256;
     w += strv_bound(plan->argv, SIZE_MAX) + strv_bound(plan->env, SIZE_MAX);
     for (size_t i = 0; i < plan->n_files_in; i++)
         w += 4 + strlen(plan->files_in[i].name);
@@ -115,7 +116,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:I, s:s?}",
+        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:I, s:s?, s:b}",
         "nonce", plan->nonce, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "caps",
         p.caps == ASB_CAPS_NONE ? "none" : "docker_default", "caps_keep",
         (json_int_t)asb_docker_default_caps(), "no_new_privs", p.no_new_privs, "seccomp",
@@ -127,7 +128,8 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
         strv_json(plan->env), "workspace", ASB_WORKSPACE, "io_dir",
         io_volume ? ASB_DOCKER_IO_DIR : "", "files_in", files_in, "files_out", files_out, "code",
         code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_stream",
-        (json_int_t)(inline_data ? 0 : plan->stdin_len), "code_name", plan->code_name);
+        (json_int_t)(inline_data ? 0 : plan->stdin_len), "code_name", plan->code_name,
+        "memfd_refuse", p.memfd_noexec);
 }
 
 static json_t *tmpfs_opts(const asb_profile_t *p, bool noexec, uint64_t bytes, const char *mode)

@@ -13,6 +13,7 @@
 #include "io/capture.h"
 #include "io/file_in.h"
 #include "io/file_out.h"
+#include "io/sealed_memfd.h"
 #include "native/cgroup.h"
 #include "native/child.h"
 #include "native/fdpass.h"
@@ -38,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -46,11 +46,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Linux 6.3; the build host's headers may predate it. */
-#ifndef MFD_NOEXEC_SEAL
-#define MFD_NOEXEC_SEAL 0x0008U
-#endif
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -157,51 +152,6 @@ static int open_supervisor(asb_error_t *err)
                    ASB_SUPERVISOR_BUILD_PATH, ASB_SUPERVISOR_INSTALL_PATH);
 }
 
-/* A memfd holding data, sealed and handed out read-only: the workload gets its stdin this way,
- * and a writable, executable memfd at fd 0 would let it write an ELF there and exec
- * /proc/self/fd/0 (red-team finding). Not executable (MFD_NOEXEC_SEAL, or mode 0444 on kernels
- * before 6.3: the memfd belongs to host root, so the workload cannot chmod it back), no more
- * writes (F_SEAL_WRITE), and the fd returned is a fresh read-only open of it. */
-static int memfd_with(const char *name, const void *data, size_t len, asb_error_t *err)
-{
-    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
-    if (fd < 0 && errno == EINVAL)
-        fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0)
-        return asb_err_sys(err, errno, "memfd %s", name);
-    if (fchmod(fd, 0444) < 0) {
-        int e = errno;
-        close(fd);
-        return asb_err_sys(err, e, "memfd %s: chmod", name);
-    }
-    const unsigned char *p = data;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, p + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            int e = errno;
-            close(fd);
-            return asb_err_sys(err, e, "memfd %s: write", name);
-        }
-        off += (size_t)w;
-    }
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
-        int e = errno;
-        close(fd);
-        return asb_err_sys(err, e, "memfd %s: seal", name);
-    }
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-    int ro = open(path, O_RDONLY | O_CLOEXEC);
-    int e = errno;
-    close(fd);
-    if (ro < 0)
-        return asb_err_sys(err, e, "memfd %s: reopen read-only", name);
-    return ro;
-}
-
 static int prepare_files(native_run_t *r, asb_error_t *err)
 {
     const asb_plan_t *plan = r->plan;
@@ -224,7 +174,7 @@ static int prepare_files(native_run_t *r, asb_error_t *err)
         r->files_in_bytes += size;
     }
     if (plan->code) {
-        int fd = memfd_with("code", plan->code, plan->code_len, err);
+        int fd = asb_sealed_memfd("code", plan->code, plan->code_len, err);
         if (fd < 0)
             return fd;
         r->file_fds[r->n_file_fds] = fd;
@@ -398,7 +348,7 @@ static int spec_memfd(native_run_t *r, const asb_plan_t *plan, const char *const
     asb_wire_buf_t w = {0};
     asb_wire_from_json(&w, spec);
     json_decref(spec);
-    int fd = spec && asb_wire_ok(&w) ? memfd_with("spec", w.data, w.len, err)
+    int fd = spec && asb_wire_ok(&w) ? asb_sealed_memfd("spec", w.data, w.len, err)
                                      : asb_err_sys(err, ENOMEM, "run spec");
     asb_wire_free(&w);
     return fd;
@@ -414,7 +364,7 @@ static int build_job(native_run_t *r, asb_error_t *err)
         return rc;
     r->spec_fd = spec_memfd(r, plan, (const char *const *)r->file_names, r->n_file_fds, err);
     if (r->spec_fd < 0 ||
-        (r->stdin_fd = memfd_with("stdin", plan->stdin_data, plan->stdin_len, err)) < 0)
+        (r->stdin_fd = asb_sealed_memfd("stdin", plan->stdin_data, plan->stdin_len, err)) < 0)
         return err->code;
     return 0;
 }
@@ -800,7 +750,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
     /* The sandbox's spec: the template's, with no files (they come with the job). */
     r->binds = asb_native_binds(&tmpl->profile);
     r->spec_fd = spec_memfd(r, tmpl, NULL, 0, err);
-    if (r->spec_fd < 0 || (r->stdin_fd = memfd_with("stdin", "", 0, err)) < 0)
+    if (r->spec_fd < 0 || (r->stdin_fd = asb_sealed_memfd("stdin", "", 0, err)) < 0)
         return err->code;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->ctl) < 0 ||
         pipe2(r->out, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0)

@@ -513,6 +513,72 @@ static void test_read_only_root(void **state)
     }
 }
 
+/* W^X for programs in both backends: a memfd written at run time, and the inline stdin memfd,
+ * never run as a program under hardened. Docker cannot set vm.memfd_noexec, so its supervisor
+ * refuses memfd_create, and stdin is sealed, read-only and not executable (in session 19 a
+ * docker-hardened run wrote python's ELF into both and exec'd it). baseline is the positive
+ * control: it execs the memfd as a container does, but its stdin is not writable either. */
+static void test_no_exec_of_written_code(void **state)
+{
+    (void)state;
+    const char *code = "import os, sys\n"
+                       "elf = open(os.path.realpath(sys.executable), 'rb').read()\n"
+                       "argv = ['x', '-c', 'print(\"EXECUTED\")']\n"
+                       "try:\n"
+                       "    fd = os.memfd_create('x', 0)\n"
+                       "except OSError as e:\n"
+                       "    print('memfd refused', e.errno); fd = None\n"
+                       "if fd is not None:\n"
+                       "    os.write(fd, elf)\n"
+                       "    try: os.fchmod(fd, 0o755)\n"
+                       "    except OSError: pass\n"
+                       "print('stdin', sys.stdin.read())\n"
+                       "try:\n"
+                       "    os.lseek(0, 0, 0); os.write(0, elf)\n"
+                       "    print('stdin writable')\n"
+                       "except OSError: pass\n"
+                       "try: os.fchmod(0, 0o755)\n"
+                       "except OSError: pass\n"
+                       "sys.stdout.flush()\n"
+                       "try: os.execv('/proc/self/fd/0', argv)\n"
+                       "except OSError as e: print('stdin exec', e.errno)\n"
+                       "try:\n"
+                       "    if fd is not None: os.execv('/proc/self/fd/%d' % fd, argv)\n"
+                       "except OSError as e: print('memfd exec', e.errno)\n"
+                       "sys.exit(3)\n";
+    EACH_BACKEND(b)
+    {
+        static const char *const profiles[] = {"hardened", "baseline"};
+        for (size_t i = 0; i < 2; i++) {
+            asb_config_t cfg;
+            asb_config_init(&cfg);
+            cfg.profile = profiles[i];
+            cfg.backend = b->name;
+            cfg.code = code;
+            cfg.stdin_data = "in-bytes";
+            cfg.stdin_len = 8;
+            asb_result_t r;
+            asb_error_t err;
+            if (asb_run(&cfg, &r, &err) < 0)
+                fail_msg("%s %s: %s", b->name, profiles[i], err.message);
+            bool hardened = i == 0;
+            bool ran = memmem(r.out.data, r.out.len, "EXECUTED", 8) != NULL;
+            if (r.status != ASB_STATUS_COMPLETED || ran == hardened ||
+                r.exit_code != (hardened ? 3 : 0) ||
+                memmem(r.out.data, r.out.len, "stdin writable", 14) ||
+                !memmem(r.out.data, r.out.len, "stdin in-bytes", 14))
+                fail_msg("%s %s: status %s exit %d, stdout:\n%.*s\nstderr:\n%.*s", b->name,
+                         profiles[i], asb_status_name(r.status), r.exit_code, (int)r.out.len,
+                         r.out.data, (int)r.err.len, r.err.data);
+            if (hardened && strcmp(b->name, "docker") == 0) {
+                assert_true(r.attestation.memfd_create_refused);
+                assert_non_null(memmem(r.out.data, r.out.len, "memfd refused 1\n", 16));
+            }
+            asb_result_free(&r);
+        }
+    }
+}
+
 static void test_oom_from_engine_state_not_output(void **state)
 {
     (void)state;
@@ -1087,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_proc_masks_from_shared_list),
         cmocka_unit_test(test_no_network_reaches_host_listener),
         cmocka_unit_test(test_read_only_root),
+        cmocka_unit_test(test_no_exec_of_written_code),
         cmocka_unit_test(test_oom_from_engine_state_not_output),
         cmocka_unit_test(test_pids_limit_holds_fork_bomb),
         cmocka_unit_test(test_timeout_kills_everything),

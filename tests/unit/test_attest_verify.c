@@ -154,12 +154,42 @@ static void test_memfd_noexec_or_refused(void **state)
     print_message("  this kernel %s vm.memfd_noexec\n", old_kernel ? "lacks" : "has");
 }
 
+/* In a docker container the sysctl is the host's and cannot be set, so the only way to no
+ * executable memfd is the refusal: it is required there whatever the sysctl reads, and accepted
+ * with any value. */
+static void test_docker_needs_memfd_refused(void **state)
+{
+    (void)state;
+    asb_plan_t dplan = g_plan; /* shallow: the verifier reads the backend and the profile */
+    snprintf(dplan.backend, sizeof(dplan.backend), "docker");
+    struct {
+        json_int_t noexec;
+        bool refused;
+        bool ok;
+    } cases[] = {{0, true, true},   {1, true, true},   {-1, true, true},  {2, false, true},
+                 {0, false, false}, {1, false, false}, {-1, false, false}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *att = good();
+        json_object_set_new(att, "memfd_noexec", json_integer(cases[i].noexec));
+        json_object_set_new(att, "memfd_create_refused", json_boolean(cases[i].refused));
+        asb_attestation_t a;
+        memset(&a, 0, sizeof(a));
+        bool ok = asb_native_verify_attestation(&dplan, att, &a);
+        if (ok != cases[i].ok)
+            fail_msg("docker: memfd_noexec %lld, refused %d: %s (%s)", (long long)cases[i].noexec,
+                     cases[i].refused, ok ? "accepted" : "refused", a.mismatch ? a.mismatch : "");
+        asb_attestation_free(&a);
+        json_decref(att);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_attestation_passes),
         cmocka_unit_test(test_caller_state_fields_missing_or_wrong),
         cmocka_unit_test(test_memfd_noexec_or_refused),
+        cmocka_unit_test(test_docker_needs_memfd_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -143,7 +143,7 @@ static bool argv_has_pair(char **v, const char *a, const char *b)
  * scope was refused on every run ("abstract unix socket scoping want 1 got 0"). In Docker the
  * container's own network namespace (bridge or none; the verify step refuses host) is what keeps
  * the host's abstract sockets out of reach. */
-static void test_effective_profile_asks_for_no_landlock(void **state)
+static void test_effective_profile_asks_for_no_landlock_refuses_memfd(void **state)
 {
     (void)state;
     static const char *const names[] = {"docker-baseline", "docker-hardened"};
@@ -161,6 +161,16 @@ static void test_effective_profile_asks_for_no_landlock(void **state)
         asb_docker_effective_profile(&plan, &p);
         assert_false(p.landlock);
         assert_false(p.landlock_scope);
+        /* No executable memfd in docker-hardened: the supervisor is told to refuse
+         * memfd_create (a container cannot set vm.memfd_noexec; found in session 19). */
+        assert_int_equal(p.memfd_noexec, i == 1);
+        char owner[] = "asb-1-2-p3", pidns[] = "1:2";
+        asb_docker_req_ctx_t ctx = {
+            .supervisor = "/usr/lib/asb-supervisor", .owner_tag = owner, .owner_pidns = pidns};
+        json_t *spec = asb_docker_spec(&plan, &ctx);
+        assert_non_null(spec);
+        assert_int_equal(json_is_true(json_object_get(spec, "memfd_refuse")), i == 1);
+        json_decref(spec);
         asb_plan_free(&plan);
     }
 }
@@ -442,7 +452,7 @@ int main(void)
         cmocka_unit_test(test_baseline_lacks_hardening_and_aliases_work),
         cmocka_unit_test(test_limits_and_image_reach_the_request),
         cmocka_unit_test(test_docker_run_argv_matches_request),
-        cmocka_unit_test(test_effective_profile_asks_for_no_landlock),
+        cmocka_unit_test(test_effective_profile_asks_for_no_landlock_refuses_memfd),
         cmocka_unit_test(test_verify_accepts_faithful_and_refuses_tampered),
         cmocka_unit_test(test_no_engine_is_a_clear_error_never_a_fallback),
         cmocka_unit_test(test_cgroup_path_parsing),

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "docker/docker_proto.h"
+#include "io/sealed_memfd.h"
 #include "native/proto.h"
 #include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
@@ -43,6 +44,7 @@ typedef struct cspec {
     char nonce[40];
     long uid, gid;
     bool caps_none, no_new_privs, stack_hardened, seccomp, netns, root_ro;
+    bool memfd_refuse; /* memfd_create refused: no executable memfd (hardened) */
     uint64_t caps_keep, fsize, nofile, timeout_ms, output_bytes, file_out_bytes;
     char *hostname, *workspace, *io_dir;
     char **argv, **env;
@@ -143,10 +145,10 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
     memset(s, 0, sizeof(*s));
     char *nonce = NULL, *caps = NULL, *sec = NULL;
     int64_t uid, gid, keep, fsize, nofile, tmo, outb, fob, sst;
-    bool nnp, netns, ro, cf;
+    bool nnp, netns, ro, cf, mfr;
     int rc = -EINVAL;
-    /* Strict: well-formed, exactly these 26 keys (no duplicates: asb_wire_check), right types. */
-    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 26 ||
+    /* Strict: well-formed, exactly these 27 keys (no duplicates: asb_wire_check), right types. */
+    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 27 ||
         asb_wire_get_str(m, len, "nonce", &nonce) < 0 ||
         asb_wire_get_int(m, len, "uid", &uid) < 0 || asb_wire_get_int(m, len, "gid", &gid) < 0 ||
         asb_wire_get_str(m, len, "caps", &caps) < 0 ||
@@ -171,7 +173,8 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
         asb_wire_get_bool(m, len, "code_file", &cf) < 0 ||
         str_or_null(m, len, "stdin", &s->stdin_b64) < 0 ||
         asb_wire_get_int(m, len, "stdin_stream", &sst) < 0 ||
-        str_or_null(m, len, "code_name", &s->code_name) < 0) {
+        str_or_null(m, len, "code_name", &s->code_name) < 0 ||
+        asb_wire_get_bool(m, len, "memfd_refuse", &mfr) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -196,7 +199,7 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
     s->stack_hardened = strcmp(sec, "hardened") == 0;
     s->fsize = (uint64_t)fsize, s->nofile = (uint64_t)nofile, s->timeout_ms = (uint64_t)tmo;
     s->output_bytes = (uint64_t)outb, s->file_out_bytes = (uint64_t)fob;
-    s->code_file = cf, s->stdin_stream = (uint64_t)sst;
+    s->code_file = cf, s->stdin_stream = (uint64_t)sst, s->memfd_refuse = mfr;
     if (!s->argv[0]) {
         asb_err(err, -EINVAL, "spec: argv/env");
         goto out;
@@ -319,14 +322,13 @@ static int stage_stdin(const cspec_t *s, int *relay, asb_error_t *err)
     }
     size_t len;
     unsigned char *data = b64decode(s->stdin_b64, &len);
-    int fd = data ? memfd_create("stdin", MFD_CLOEXEC) : -1;
-    int rc = fd < 0 || sup_write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0;
+    if (!data)
+        return asb_err(err, -EINVAL, "spec: stdin is not base64");
+    /* Sealed, read-only and not executable, as the native backend's: a writable, executable
+     * memfd at fd 0 let a docker-hardened workload write an ELF there and exec
+     * /proc/self/fd/0 (found in session 19). */
+    int fd = asb_sealed_memfd("stdin", data, len, err);
     free(data);
-    if (rc) {
-        if (fd >= 0)
-            close(fd);
-        return asb_err(err, -EIO, "stdin: staging failed");
-    }
     return fd;
 }
 
@@ -403,7 +405,12 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
     if (s->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         child_fail("error:", "no_new_privs", 125);
     asb_error_t err = {0};
-    /* The hardened filter on top of Docker's default: the same policy as the native backend. */
+    /* No executable memfd (hardened): Docker leaves vm.memfd_noexec at the host's value and
+     * /proc/sys read-only, so memfd_create is refused instead, by its own filter first: the
+     * hardened one refuses seccomp(2). Then the hardened filter on top of Docker's default: the
+     * same policy as the native backend. */
+    if (s->memfd_refuse && asb_seccomp_install_memfd_refuse(&err) < 0)
+        child_fail("error:", err.message, 125);
     if (s->stack_hardened && asb_seccomp_install(ASB_SECCOMP_HARDENED, &err) < 0)
         child_fail("error:", err.message, 125);
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
@@ -454,6 +461,8 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     asb_wire_get_int(a, alen, "no_new_privs", &nnp);
     asb_wire_get_int(a, alen, "seccomp_mode", &sec);
     asb_wire_get_bool(a, alen, "root_readonly", &ro);
+    bool mfr = false;
+    asb_wire_get_bool(a, alen, "memfd_create_refused", &mfr);
     asb_wire_get_str(a, alen, "net_ifaces", &ifs);
     asb_wire_get_str(a, alen, "hostname", &host);
     int64_t pers = -1, adj = -1, pol = -1, rtmax = -1, nice = -1, nmax = -1, ioc = -1, um = -1;
@@ -479,6 +488,8 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
         note(why, len, "no_new_privs");
     if (s->seccomp && sec != 2)
         note(why, len, "seccomp");
+    if (s->memfd_refuse && !mfr)
+        note(why, len, "memfd_create refused");
     if (s->netns && (!ifs || strcmp(ifs, "lo") != 0))
         note(why, len, "network interfaces");
     if (s->root_ro && !ro)
