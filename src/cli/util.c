@@ -243,7 +243,8 @@ int cli_read_stdin(size_t cap, double timeout_s, unsigned char **data, size_t *l
 
 int cli_read_file(const char *path, size_t cap, unsigned char **data, size_t *len)
 {
-    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = strcmp(path, "-") == 0 ? fcntl(0, F_DUPFD_CLOEXEC, 0)
+                                    : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         cli_error("cannot open '%s' (%s)", path, strerror(errno));
         return -1;

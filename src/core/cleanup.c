@@ -127,7 +127,7 @@ static int reap_temp_dirs(bool own, char **report, asb_error_t *err)
     int parent = open(ASB_SUBPROCESS_TMP_PARENT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0)
         return asb_err_sys(err, errno, "open %s", ASB_SUBPROCESS_TMP_PARENT);
-    int dfd = dup(parent);
+    int dfd = fcntl(parent, F_DUPFD_CLOEXEC, 0);
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (!d) {
         if (dfd >= 0)

@@ -140,7 +140,7 @@ int asb_idslot_reap(void)
     int dir = slot_dir(&err);
     if (dir < 0)
         return 0;
-    int dfd = dup(dir), removed = 0;
+    int dfd = fcntl(dir, F_DUPFD_CLOEXEC, 0), removed = 0;
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (!d) {
         if (dfd >= 0)
