@@ -17,6 +17,7 @@
 #include "io/file_in.h"
 #include "native/native_spec.h"
 #include "native/proto.h"
+#include "native/verdict.h"
 #include "native/wire_json.h"
 
 #include <errno.h>
@@ -400,9 +401,11 @@ static void decide(drun_t *r, const json_t *state)
     bool oom = json_is_true(json_object_get(state, "OOMKilled"));
     int engine_exit = (int)json_integer_value(json_object_get(state, "ExitCode"));
     res->out_of_memory = oom;
+    bool rep_malformed = rep && asb_exit_report_malformed(rep);
     if (rep) {
-        res->exit_code = (int)json_integer_value(json_object_get(rep, "exit_code"));
-        res->signal = (int)json_integer_value(json_object_get(rep, "signal"));
+        res->exit_code =
+            rep_malformed ? -1 : (int)json_integer_value(json_object_get(rep, "exit_code"));
+        res->signal = rep_malformed ? 0 : (int)json_integer_value(json_object_get(rep, "signal"));
         res->max_rss_kb = (long)json_integer_value(json_object_get(rep, "max_rss_kb"));
         res->cpu_time_s = json_number_value(json_object_get(rep, "cpu_time_s"));
     }
@@ -434,7 +437,9 @@ static void decide(drun_t *r, const json_t *state)
     } else if ((rep && json_is_true(json_object_get(rep, "output_limit"))) ||
                res->stdout_truncated || res->stderr_truncated) {
         res->status = ASB_STATUS_OUTPUT_LIMIT;
-    } else if (oom && (!rep || res->signal == SIGKILL)) { /* as native.c decide() */
+    } else if (rep_malformed) {
+        asb_result_set_error(res, "malformed exit report"); /* as verdict.c */
+    } else if (oom && (!rep || res->signal == SIGKILL)) {   /* as native.c decide() */
         res->status = ASB_STATUS_OOM_KILLED;
     } else if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;

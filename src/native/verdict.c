@@ -15,6 +15,20 @@ static int report_int(const json_t *rep, const char *key)
     return (int)json_integer_value(json_object_get(rep, key));
 }
 
+/* An integer in [min, max], judged as read (json_int_t), before anything narrows it: 2^32 would
+ * narrow to an exit code or signal of 0 and pass as a clean exit (review finding). */
+static bool report_in_range(const json_t *rep, const char *key, json_int_t min, json_int_t max)
+{
+    const json_t *v = json_object_get(rep, key);
+    return json_is_integer(v) && json_integer_value(v) >= min && json_integer_value(v) <= max;
+}
+
+bool asb_exit_report_malformed(const json_t *rep)
+{
+    /* exit_code is -1 when the program did not exit (a signal, or it never ran). */
+    return !report_in_range(rep, "exit_code", -1, 255) || !report_in_range(rep, "signal", 0, 127);
+}
+
 void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
 {
     const json_t *rep = ev->report;
@@ -23,9 +37,10 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     res->memory_peak_bytes = cgs->memory_peak_bytes;
     res->memory_limit_reached = cgs->memory_limit_reached;
     res->cpu_time_s = (double)cgs->cpu_usage_ns / 1e9;
+    bool rep_malformed = rep && asb_exit_report_malformed(rep);
     if (rep) {
-        res->exit_code = report_int(rep, "exit_code");
-        res->signal = report_int(rep, "signal");
+        res->exit_code = rep_malformed ? -1 : report_int(rep, "exit_code");
+        res->signal = rep_malformed ? 0 : report_int(rep, "signal");
         res->max_rss_kb = report_int(rep, "max_rss_kb");
         if (!ev->cg_created)
             res->cpu_time_s = json_number_value(json_object_get(rep, "cpu_time_s"));
@@ -78,6 +93,13 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
             res->signal = SIGKILL;
         return;
     }
+    if (rep_malformed) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, "malformed exit report");
+        res->exit_code = -1; /* nothing of a disbelieved report stays in the record */
+        res->signal = 0;
+        return;
+    }
     if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
         return;
@@ -86,14 +108,6 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, "the supervisor's exit was not seen");
         res->exit_code = -1;
-        return;
-    }
-    if (rep && (!json_is_integer(json_object_get(rep, "exit_code")) ||
-                !json_is_integer(json_object_get(rep, "signal")))) {
-        res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, "malformed exit report");
-        res->exit_code = -1; /* nothing of a disbelieved report stays in the record */
-        res->signal = 0;
         return;
     }
     if (!rep || sup_signaled) {

@@ -29,4 +29,9 @@ typedef struct asb_native_evidence {
  * unverifiable is sandbox_error. res->attestation (already filled) names a refused one. */
 void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res);
 
+/* True when an exit report's exit_code is not an integer in [-1, 255] or its signal not one in
+ * [0, 127], judged as read, before anything narrows them (2^32 would read as 0, a clean exit).
+ * Such a report is not believed: both backends make the run a sandbox_error. */
+bool asb_exit_report_malformed(const json_t *rep);
+
 #endif

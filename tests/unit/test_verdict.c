@@ -146,6 +146,26 @@ static void test_supervisor_errors(void **state)
     assert_int_equal(res.exit_code, -1);
     asb_result_free(&res);
 
+    /* Out of range as read: 2^32 narrows to 0 and would pass as a clean exit (review
+     * finding); a wait status cannot carry 256 or a signal of 128 either. */
+    static const struct {
+        json_int_t code, sig;
+    } wide[] = {
+        {(json_int_t)1 << 32, 0}, {0, (json_int_t)1 << 32}, {256, 0}, {0, 128}, {-2, 0}, {0, -1}};
+    for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+        json_t *w = json_pack("{s:I, s:I}", "exit_code", wide[i].code, "signal", wide[i].sig);
+        ev = honest(w, 0);
+        decide(&ev, &res);
+        if (res.status != ASB_STATUS_SANDBOX_ERROR)
+            fail_msg("exit_code %lld signal %lld: %s", (long long)wide[i].code,
+                     (long long)wide[i].sig, asb_status_name(res.status));
+        assert_error(&res, "malformed exit report");
+        assert_int_equal(res.exit_code, -1);
+        assert_int_equal(res.signal, 0);
+        asb_result_free(&res);
+        json_decref(w);
+    }
+
     json_t *noexec = json_pack("{s:i, s:i, s:s}", "exit_code", 127, "signal", 0, "exec_error",
                                "exec /nope: No such file or directory");
     ev = honest(noexec, 127);
