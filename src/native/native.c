@@ -99,8 +99,54 @@ static void close_fd(int *fd)
     }
 }
 
+/* Open path's file (not following a symlink there) after checking every directory on its
+ * resolved path: owned by root or us, and writable by nobody else unless sticky. Whoever could
+ * write one of them could put any root-owned program, or an older supervisor, in the
+ * supervisor's place, and it would run as host root (review finding: only the file itself was
+ * checked, and a symlink at the build path was followed). -1 with errno set: EPERM for a
+ * directory that fails the check (*bad_dir names it), else what the walk's calls said. */
+static int open_trusted_path(const char *path, char *bad_dir, size_t bad_len)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return -1;
+    int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, e = 0;
+    char *rest = real + 1;
+    for (;;) {
+        struct stat st;
+        if (dir < 0 || fstat(dir, &st) < 0) {
+            e = errno;
+            break;
+        }
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+            ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+            snprintf(bad_dir, bad_len, "%.*s", (int)(rest - real > 1 ? rest - real - 1 : 1), real);
+            e = EPERM;
+            break;
+        }
+        char *slash = strchr(rest, '/');
+        if (!slash) {
+            fd = openat(dir, rest, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+            e = errno;
+            break;
+        }
+        *slash = '\0';
+        int next = openat(dir, rest, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        *slash = '/';
+        close(dir);
+        dir = next;
+        rest = slash + 1;
+    }
+    if (dir >= 0)
+        close(dir);
+    free(real);
+    errno = e;
+    return fd;
+}
+
 /* The supervisor binary: ASB_SUPERVISOR, else the build tree's, else the installed one. It must be
- * a regular file that only root (or we) can change: it becomes PID 1 of every sandbox. */
+ * a regular file that only root (or we) can change, in directories only root (or we) can
+ * change: it becomes PID 1 of every sandbox. */
 static int open_supervisor(asb_error_t *err)
 {
     const char *env = getenv("ASB_SUPERVISOR");
@@ -110,8 +156,17 @@ static int open_supervisor(asb_error_t *err)
             continue;
         /* O_NONBLOCK: a FIFO planted there is refused below instead of hanging every run in
          * open (QA finding); it changes nothing for the regular file exec'd through the fd. */
-        int fd = open(cands[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        char bad_dir[4096] = "";
+        int fd = open_trusted_path(cands[i], bad_dir, sizeof(bad_dir));
+        if (fd < 0 && bad_dir[0] && i != 1)
+            return asb_err(err, -EPERM,
+                           "supervisor %s: directory %s is not root's, or others may write it%s",
+                           cands[i], bad_dir, i == 0 ? " (from ASB_SUPERVISOR)" : "");
         if (fd < 0) {
+            /* The build tree's in a directory others can write: not ours to run; the
+             * installed one may be (a build tree left in a shared place). */
+            if (i == 1 && bad_dir[0])
+                continue;
             if (i == 0)
                 return asb_err_sys(err, errno, "supervisor %s (from ASB_SUPERVISOR)", cands[i]);
             /* Not there, or not for us (a build tree under a 0700 home): look at the next

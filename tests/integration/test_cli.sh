@@ -111,6 +111,21 @@ expect_rc "refusal: a script as the supervisor is 125" 125 env ASB_SUPERVISOR="$
     "$CLI" run --code 'pass'
 grep -q "not an executable ELF file" "$TMP/err" && pass "a script as the supervisor: says why" ||
     fail "script as the supervisor: $(cat "$TMP/err")"
+# The real supervisor, in a directory others may write: whoever can write it could swap in any
+# program to run as host root (review finding: only the file itself was checked).
+sup="$(dirname "$CLI")/asb-supervisor"
+mkdir "$TMP/open" && chmod 777 "$TMP/open" && cp "$sup" "$TMP/open/asb-supervisor"
+ln -s "$TMP/open/asb-supervisor" "$TMP/sup.link"
+for cand in "$TMP/open/asb-supervisor" "$TMP/sup.link"; do
+    expect_rc "refusal: supervisor in a directory others may write is 125 (${cand##*/})" 125 \
+        env ASB_SUPERVISOR="$cand" "$CLI" run --code 'pass'
+    grep -q "directory $TMP/open is not root's, or others may write it" "$TMP/err" &&
+        pass "untrusted supervisor directory named (${cand##*/})" ||
+        fail "untrusted supervisor directory: $(cat "$TMP/err")"
+done
+chmod 755 "$TMP/open"
+expect_rc "the same supervisor once its directory is root's alone runs" 0 \
+    env ASB_SUPERVISOR="$TMP/sup.link" "$CLI" run --code 'pass'
 
 # --file-out ../x must be refused before anything runs: a subprocess run would leave a marker.
 marker="$TMP/ran-$RANDOM$RANDOM"
