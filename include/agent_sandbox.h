@@ -215,7 +215,9 @@ typedef struct asb_result {
  * did). Returns a negative code when the run was refused or the sandbox failed; then err says why
  * and *res is still filled with status ASB_STATUS_SANDBOX_ERROR and res->error. Nothing runs in the
  * sandbox when a control of the profile cannot be applied: there is never a fallback. Always call
- * asb_result_free(res) afterwards. */
+ * asb_result_free(res) afterwards. Neither this nor any asb_pool_* call is a pthread
+ * cancellation point: a pthread_cancel of the calling thread takes effect after it returns,
+ * with nothing of the run left behind; stop a run early with `cancellable`. */
 int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err);
 
 void asb_result_free(asb_result_t *res);

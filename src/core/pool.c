@@ -144,7 +144,7 @@ static void *preparer(void *arg)
     return NULL;
 }
 
-int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_error_t *err)
+static int pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_error_t *err)
 {
     asb_error_t local;
     if (!err)
@@ -233,7 +233,7 @@ static const char *mismatch(const asb_plan_t *t, const asb_plan_t *j)
     return NULL;
 }
 
-int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
+static int pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
 {
     double t0 = now_s();
     asb_error_t local;
@@ -347,7 +347,7 @@ unsigned asb_pool_ready(asb_pool_t *pool)
     return n;
 }
 
-void asb_pool_free(asb_pool_t *pool)
+static void pool_free(asb_pool_t *pool)
 {
     if (!pool)
         return;
@@ -374,4 +374,32 @@ void asb_pool_free(asb_pool_t *pool)
     pthread_mutex_destroy(&pool->mu);
     asb_plan_free(&pool->tmpl);
     free(pool);
+}
+
+/* Not cancellation points (agent_sandbox.h): a pthread_cancel waits until the call has cleaned
+ * up (as asb_run, run.c). */
+int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, asb_error_t *err)
+{
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    int rc = pool_new(tmpl, size, out, err);
+    pthread_setcancelstate(old, NULL);
+    return rc;
+}
+
+int asb_pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
+{
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    int rc = pool_run(pool, cfg, res, err);
+    pthread_setcancelstate(old, NULL);
+    return rc;
+}
+
+void asb_pool_free(asb_pool_t *pool)
+{
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    pool_free(pool);
+    pthread_setcancelstate(old, NULL);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -42,7 +43,7 @@ int asb_check_caller_nofile(asb_error_t *err)
     return 0;
 }
 
-int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
+static int run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
 {
     asb_error_t local;
     if (!err)
@@ -81,5 +82,17 @@ int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, err->message);
     }
+    return rc;
+}
+
+/* A pthread_cancel of a caller's thread inside a run killed it in a blocking call with nothing
+ * removed: the run's fds, its id slot and its cgroups stayed for the life of the process
+ * (review finding). The cancel waits until the run has cleaned up. */
+int asb_run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
+{
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    int rc = run(cfg, res, err);
+    pthread_setcancelstate(old, NULL);
     return rc;
 }

@@ -276,6 +276,83 @@ static void test_cancel_refused_where_it_cannot_hold(void **state)
     close(opath);
 }
 
+static int n_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+typedef struct caller {
+    asb_pool_t *pool; /* NULL: asb_run */
+    const char *profile;
+    asb_result_t res;
+} caller_t;
+
+static void *caller_main(void *arg)
+{
+    caller_t *c = arg;
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = c->profile;
+    cfg.code = "import time\nprint('started', flush=True)\ntime.sleep(1.5)\n";
+    asb_error_t err;
+    if (c->pool)
+        asb_pool_run(c->pool, &cfg, &c->res, &err);
+    else
+        asb_run(&cfg, &c->res, &err);
+    /* The cancel is acted on at the first cancellation point after the run returned: here. */
+    pthread_testcancel();
+    return NULL;
+}
+
+/* pthread_cancel of a thread inside asb_run or asb_pool_run: before, the thread died in a
+ * blocking call and the run's fds, id slot and cgroups stayed for the life of the process
+ * (review finding). Now the cancel takes effect once the run has returned and removed it all. */
+static void test_pthread_cancel_of_the_caller(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = NULL;
+    asb_config_t tmpl;
+    asb_config_init(&tmpl);
+    tmpl.profile = "hardened";
+    asb_error_t err;
+    assert_int_equal(asb_pool_new(&tmpl, 1, &pool, &err), 0);
+    static const char *const profiles[] = {"hardened", "subprocess", "hardened"};
+    for (size_t i = 0; i < 3; i++) {
+        bool pooled = i == 2;
+        /* The pool's prepared sandbox holds fds of its own: count with it in place. */
+        while (asb_pool_ready(pool) < 1)
+            usleep(10000);
+        int fds_before = n_open_fds();
+        caller_t c = {.pool = pooled ? pool : NULL, .profile = profiles[i]};
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, caller_main, &c), 0);
+        usleep(300 * 1000);
+        assert_int_equal(pthread_cancel(t), 0);
+        void *ret = NULL;
+        assert_int_equal(pthread_join(t, &ret), 0);
+        fprintf(stderr, "  %s%s: %s, status %s\n", profiles[i], pooled ? " (pool)" : "",
+                ret == PTHREAD_CANCELED ? "cancelled after the run" : "not cancelled",
+                asb_status_name(c.res.status));
+        assert_true(ret == PTHREAD_CANCELED);
+        assert_int_equal(c.res.status, ASB_STATUS_COMPLETED);
+        asb_result_free(&c.res);
+        if (pooled) /* the pool's thread removes a finished run's sandbox: let it */
+            while (asb_pool_ready(pool) < 1)
+                usleep(10000);
+        assert_int_equal(n_open_fds(), fds_before);
+    }
+    asb_pool_free(pool);
+    assert_int_equal(rt_count_our_processes(true), 0);
+    assert_int_equal(rt_count_our_cgroups(true), 0);
+    assert_int_equal(rt_count_idslots(), 0);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -283,9 +360,12 @@ int main(void)
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        RT_TEST(test_cancel_ends_and_removes_the_run),     RT_TEST(test_cancel_at_any_moment),
-        RT_TEST(test_cancel_before_start_runs_nothing),    RT_TEST(test_cancel_in_a_pool),
+        RT_TEST(test_cancel_ends_and_removes_the_run),
+        RT_TEST(test_cancel_at_any_moment),
+        RT_TEST(test_cancel_before_start_runs_nothing),
+        RT_TEST(test_cancel_in_a_pool),
         RT_TEST(test_cancel_refused_where_it_cannot_hold),
+        RT_TEST(test_pthread_cancel_of_the_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
