@@ -179,7 +179,24 @@ typedef struct asb_attestation {
     long long nice_max;   /* hard RLIMIT_NICE: 0 */
     int ioprio_class;     /* never 1 (real-time) */
     int umask;            /* 022 */
+    /* The workload's own limits and mounts, as the kernel reported them. */
+    long long rlimit_fsize;      /* soft = hard, in bytes; -1 unlimited, -2 soft and hard differ */
+    long long rlimit_nofile;     /* the same for RLIMIT_NOFILE */
+    long long rlimit_core;       /* the same for RLIMIT_CORE: 0 */
+    long long rlimit_sigpending; /* RLIMIT_SIGPENDING: 128 */
+    long long rlimit_msgqueue;   /* RLIMIT_MSGQUEUE: 0 */
+    int groups;                  /* supplementary groups other than its own gid: 0 */
+    unsigned workspace_mount;    /* ASB_MOUNT_* bits of the workspace's mount (its cwd) */
+    unsigned tmp_mount;          /* ASB_MOUNT_* bits of /tmp's mount */
+    long long session_keyring;   /* serial of its session keyring (never the caller's); 0 on a
+                                    kernel without keys, -1 not read (docker) */
 } asb_attestation_t;
+
+/* Mount flags in asb_attestation_t. */
+#define ASB_MOUNT_NOSUID 0x1u
+#define ASB_MOUNT_NODEV 0x2u
+#define ASB_MOUNT_NOEXEC 0x4u
+#define ASB_MOUNT_RDONLY 0x8u
 
 typedef struct asb_result {
     char backend[16]; /* "native", "docker", "subprocess" */

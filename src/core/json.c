@@ -104,6 +104,25 @@ json_t *asb_limits_json(const asb_limits_t *l)
                      (json_int_t)l->file_in_bytes, "file_out_bytes", (json_int_t)l->file_out_bytes);
 }
 
+/* "nosuid,nodev,noexec" (ro first when read-only): the ASB_MOUNT_* bits of an attestation. */
+static const char *mount_flags(unsigned bits, char *buf, size_t len)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } f[] = {{ASB_MOUNT_RDONLY, "ro"},
+             {ASB_MOUNT_NOSUID, "nosuid"},
+             {ASB_MOUNT_NODEV, "nodev"},
+             {ASB_MOUNT_NOEXEC, "noexec"}};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        if (bits & f[i].bit) {
+            size_t u = strlen(buf);
+            snprintf(buf + u, len - u, "%s%s", u ? "," : "", f[i].name);
+        }
+    return buf;
+}
+
 static json_t *caps_hex(uint64_t v)
 {
     char buf[24];
@@ -173,6 +192,16 @@ static json_t *attestation_json(const asb_attestation_t *a)
     PUT(o, "ioprio_class", json_integer(a->ioprio_class));
     PUT(o, "umask", json_integer(a->umask));
     PUT(o, "pid_ns", text(a->pid_ns));
+    PUT(o, "rlimit_fsize", json_integer(a->rlimit_fsize));
+    PUT(o, "rlimit_nofile", json_integer(a->rlimit_nofile));
+    PUT(o, "rlimit_core", json_integer(a->rlimit_core));
+    PUT(o, "rlimit_sigpending", json_integer(a->rlimit_sigpending));
+    PUT(o, "rlimit_msgqueue", json_integer(a->rlimit_msgqueue));
+    PUT(o, "groups", json_integer(a->groups));
+    char ws[48], tmp[48];
+    PUT(o, "workspace_mount", json_string(mount_flags(a->workspace_mount, ws, sizeof(ws))));
+    PUT(o, "tmp_mount", json_string(mount_flags(a->tmp_mount, tmp, sizeof(tmp))));
+    PUT(o, "session_keyring", json_integer(a->session_keyring));
     return whole(o, ok);
 }
 

@@ -9,6 +9,9 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -172,13 +175,54 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     a->nice_max = (long long)nmax;
     a->ioprio_class = (int)ioc;
     a->umask = (int)um;
+    json_int_t fsz = json_integer_value(json_object_get(att, "rlimit_fsize"));
+    json_int_t nof = json_integer_value(json_object_get(att, "rlimit_nofile"));
+    json_int_t core = json_integer_value(json_object_get(att, "rlimit_core"));
+    json_int_t sigp = json_integer_value(json_object_get(att, "rlimit_sigpending"));
+    json_int_t mq = json_integer_value(json_object_get(att, "rlimit_msgqueue"));
+    json_int_t grp = json_integer_value(json_object_get(att, "groups"));
+    json_int_t wsm = json_integer_value(json_object_get(att, "workspace_mount"));
+    json_int_t tmm = json_integer_value(json_object_get(att, "tmp_mount"));
+    a->rlimit_fsize = (long long)fsz;
+    a->rlimit_nofile = (long long)nof;
+    a->rlimit_core = (long long)core;
+    a->rlimit_sigpending = (long long)sigp;
+    a->rlimit_msgqueue = (long long)mq;
+    a->groups = (int)grp;
+    json_int_t kr = json_integer_value(json_object_get(att, "session_keyring"));
+    a->session_keyring = (long long)kr;
+    a->workspace_mount = (unsigned)wsm;
+    a->tmp_mount = (unsigned)tmm;
     /* Every field must be there with its type: a missing integer would read as 0, which is
      * exactly what hardened expects of the capability sets. */
-    static const char *const ints[] = {
-        "uid",          "gid",         "cap_eff",       "cap_prm",      "cap_inh",
-        "cap_bnd",      "cap_amb",     "no_new_privs",  "seccomp_mode", "landlock_abi",
-        "memfd_noexec", "personality", "oom_score_adj", "sched_policy", "rtprio_max",
-        "nice",         "nice_max",    "ioprio_class",  "umask"};
+    static const char *const ints[] = {"uid",
+                                       "gid",
+                                       "cap_eff",
+                                       "cap_prm",
+                                       "cap_inh",
+                                       "cap_bnd",
+                                       "cap_amb",
+                                       "no_new_privs",
+                                       "seccomp_mode",
+                                       "landlock_abi",
+                                       "memfd_noexec",
+                                       "personality",
+                                       "oom_score_adj",
+                                       "sched_policy",
+                                       "rtprio_max",
+                                       "nice",
+                                       "nice_max",
+                                       "ioprio_class",
+                                       "umask",
+                                       "rlimit_fsize",
+                                       "rlimit_nofile",
+                                       "rlimit_core",
+                                       "rlimit_sigpending",
+                                       "rlimit_msgqueue",
+                                       "groups",
+                                       "workspace_mount",
+                                       "tmp_mount",
+                                       "session_keyring"};
     static const char *const bools[] = {"landlock_enforced", "root_readonly",
                                         "abstract_unix_scoped", "loopback_up",
                                         "memfd_create_refused"};
@@ -264,6 +308,45 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     if (um != ASB_SANDBOX_UMASK)
         append(why, sizeof(why), "%s%s want %llo got %llo", "umask", ASB_SANDBOX_UMASK,
                (long long)um);
+    /* The workload's own limits and mounts (review finding: applied, and not attested). */
+    const asb_limits_t *lim = &plan->limits;
+    if (core != 0)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_CORE", 0, (long long)core);
+    if (sigp != ASB_SANDBOX_SIGPENDING)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_SIGPENDING",
+               ASB_SANDBOX_SIGPENDING, (long long)sigp);
+    if (mq != 0)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_MSGQUEUE", 0, (long long)mq);
+    if (lim->fsize_bytes && fsz != (json_int_t)lim->fsize_bytes)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_FSIZE",
+               (long long)lim->fsize_bytes, (long long)fsz);
+    if (lim->nofile && nof != (json_int_t)lim->nofile)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "RLIMIT_NOFILE", (long long)lim->nofile,
+               (long long)nof);
+    if (grp != 0)
+        append(why, sizeof(why), "%s%s want %lld got %lld", "supplementary groups", 0,
+               (long long)grp);
+    /* Natively a session keyring of its own, never the caller's (red-team finding). Docker's
+     * runtime gives each container one; its supervisor cannot read it under the engine's
+     * filter, and says -1. */
+    if (strcmp(plan->backend, "native") == 0) {
+        long mine = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+        bool no_keys = mine < 0 && errno == ENOSYS;
+        if (no_keys ? kr != 0 : (kr <= 0 || kr == mine))
+            append(why, sizeof(why), "%s%s want one of its own, not %lld, got %lld",
+                   "session keyring", (long long)mine, (long long)kr);
+    }
+    if (p->root != ASB_ROOT_HOST) { /* a weakened root keeps the host's tree (ablations) */
+        json_int_t base = ASB_MOUNT_NOSUID | ASB_MOUNT_NODEV;
+        json_int_t ws_need = base | (p->workspace_noexec ? ASB_MOUNT_NOEXEC : 0);
+        json_int_t tmp_need = base | (p->tmp_noexec ? ASB_MOUNT_NOEXEC : 0);
+        if (wsm < 0 || wsm > 15 || (wsm & ws_need) != ws_need || (wsm & ASB_MOUNT_RDONLY))
+            append(why, sizeof(why), "%s%s want flags %llx got %llx", "workspace mount",
+                   (long long)ws_need, (long long)wsm);
+        if (tmm < 0 || tmm > 15 || (tmm & tmp_need) != tmp_need || (tmm & ASB_MOUNT_RDONLY))
+            append(why, sizeof(why), "%s%s want flags %llx got %llx", "/tmp mount",
+                   (long long)tmp_need, (long long)tmm);
+    }
     a->valid = why[0] == '\0';
     if (!a->valid)
         a->mismatch = strdup(why);

@@ -99,6 +99,20 @@ static void test_no_landlock_is_refused(void **state)
     expect_refused("landlock", "hardened", "Landlock enforced");
 }
 
+/* The workload's own limits and mounts, applied but not attested until session 19 (review
+ * finding): a supervisor that skips one is now refused too. */
+static void test_limit_skipped_is_refused(void **state)
+{
+    (void)state;
+    expect_refused("limits", "hardened", "RLIMIT_FSIZE");
+}
+
+static void test_exec_workspace_is_refused(void **state)
+{
+    (void)state;
+    expect_refused("mounts", "hardened", "workspace mount");
+}
+
 /* Tagged with another run's nonce, the attestation is not this run's: no job is sent (the
  * tampered supervisor waits 2 s for one, runs it if it comes, and otherwise gives up). */
 static void test_attestation_of_another_run_is_ignored(void **state)
@@ -143,6 +157,8 @@ int main(void)
         RT_TEST(test_no_landlock_is_refused),
         RT_TEST(test_attestation_of_another_run_is_ignored),
         RT_TEST(test_exit_report_that_disagrees_is_refused),
+        RT_TEST(test_limit_skipped_is_refused),
+        RT_TEST(test_exec_workspace_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,6 +179,16 @@ static void test_hardened_identity_caps_nnp_seccomp(void **state)
         assert_int_equal(r.attestation.seccomp_mode, 2);
         assert_true(r.attestation.root_readonly);
         assert_string_equal(r.attestation.net_ifaces, "lo");
+        /* The workload's own limits and mounts, read back by its supervisor (session 19). */
+        assert_int_equal(r.attestation.rlimit_fsize, 16LL << 20);
+        assert_int_equal(r.attestation.rlimit_nofile, 256);
+        assert_int_equal(r.attestation.rlimit_core, 0);
+        assert_int_equal(r.attestation.rlimit_sigpending, 128);
+        assert_int_equal(r.attestation.rlimit_msgqueue, 0);
+        assert_int_equal(r.attestation.groups, 0);
+        const unsigned w = ASB_MOUNT_NOSUID | ASB_MOUNT_NODEV | ASB_MOUNT_NOEXEC;
+        assert_int_equal(r.attestation.workspace_mount, w);
+        assert_int_equal(r.attestation.tmp_mount, w);
         char line[64];
         int len = snprintf(line, sizeof(line), "%ld %ld\n", want, want);
         assert_int_equal(r.out.len, len);

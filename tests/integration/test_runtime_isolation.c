@@ -5,6 +5,9 @@
  * that silently stopped working would fail instead of passing. Runs as root. */
 #include "rt_common.h"
 
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+
 #include <linux/capability.h>
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
@@ -653,6 +656,54 @@ static void test_hardened_refuses_namespace_syscalls(void **state)
  * successful exec of /bin/true exits 0; every refusal exits 3). On a kernel without
  * vm.memfd_noexec (before 6.3) no memfd can be made at all (EPERM). Positive control: baseline,
  * which makes no W^X promise, execs the memfd (where baseline runs: it needs Landlock ABI 6). */
+/* The caller's session keyring is a credential of the caller's: every process inherits its
+ * parent's, and until session 19 the workload held it, kept from the keys only by the seccomp
+ * filter's refusal of keyctl (red-team finding). The test joins a keyring of its own, puts a
+ * key in it, and runs with the filter weakened, so that only the new keyring stands between. */
+static void test_caller_session_keyring_not_inherited(void **state)
+{
+    (void)state;
+    long mine = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, "asb-test-session");
+    if (mine < 0 && errno == ENOSYS) {
+        print_message("  SKIP: this kernel has no keys\n");
+        return;
+    }
+    assert_true(mine > 0);
+    long key = syscall(SYS_add_key, "user", "asb-test-secret", "TOPSECRET-caller", 16,
+                       KEY_SPEC_SESSION_KEYRING);
+    assert_true(key > 0);
+    const char *code = "import ctypes, os\n"
+                       "libc = ctypes.CDLL(None, use_errno=True)\n"
+                       "libc.syscall.restype = ctypes.c_long\n"
+                       "sess = libc.syscall(250, 0, ctypes.c_long(-3), 0)\n" /* GET_KEYRING_ID */
+                       "found = libc.syscall(250, 10, ctypes.c_long(-3), b'user', "
+                       "b'asb-test-secret', 0)\n" /* KEYCTL_SEARCH */
+                       "print('session', sess, 'found', found, ctypes.get_errno())\n";
+    static const char *const profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        asb_result_t r;
+        int rc = rt_run_code(profiles[i], ASB_WEAKEN_SECCOMP, code, NULL, 0, &r);
+        if (rc < 0 && i == 1 && r.error && strstr(r.error, "landlock scoping needs ABI 6")) {
+            print_message("  SKIP baseline: %s\n", r.error);
+            asb_result_free(&r);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        if (r.status != ASB_STATUS_COMPLETED)
+            rt_dump("keyring", &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        char *want = rt_fmt("session %lld found -1 ", (long long)r.attestation.session_keyring);
+        if (!rt_bytes_has(&r.out, want) || r.attestation.session_keyring == mine)
+            rt_dump("keyring", &r);
+        assert_true(rt_bytes_has(&r.out, want)); /* its own keyring, and no caller's key */
+        assert_true(r.attestation.session_keyring > 0);
+        assert_true(r.attestation.session_keyring != mine);
+        free(want);
+        asb_result_free(&r);
+    }
+    syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
+}
+
 static void test_hardened_no_exec_of_written_code(void **state)
 {
     (void)state;
@@ -1221,6 +1272,7 @@ int main(void)
         RT_TEST(test_no_inherited_fds),
         RT_TEST(test_hardened_refuses_namespace_syscalls),
         RT_TEST(test_hardened_no_exec_of_written_code),
+        RT_TEST(test_caller_session_keyring_not_inherited),
         RT_TEST(test_hardened_no_exec_of_written_files),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),

@@ -41,16 +41,24 @@ static int teardown(void **state)
 /* What a hardened workload reports on a host with Landlock and memfd_noexec. */
 static json_t *good(void)
 {
-    return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:b, s:b, s:b,"
-                     " s:b, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:i, s:I, s:i, s:i}",
-                     "uid", 65534, "gid", 65534, "cap_eff", (json_int_t)0, "cap_prm", (json_int_t)0,
-                     "cap_inh", (json_int_t)0, "cap_bnd", (json_int_t)0, "cap_amb", (json_int_t)0,
-                     "no_new_privs", 1, "seccomp_mode", 2, "landlock_abi", 6, "memfd_noexec", 2,
-                     "landlock_enforced", 1, "root_readonly", 1, "abstract_unix_scoped", 1,
-                     "loopback_up", 0, "memfd_create_refused", 0, "net_ifaces", "lo", "hostname",
-                     "sandbox", "pid_ns", "pid:[4026532000]", "domainname", "(none)", "personality",
-                     0, "oom_score_adj", 1000, "sched_policy", 0, "rtprio_max", (json_int_t)0,
-                     "nice", 0, "nice_max", (json_int_t)0, "ioprio_class", 0, "umask", 022);
+    json_t *o = json_pack(
+        "{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:b, s:b, s:b,"
+        " s:b, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:i, s:I, s:i, s:i}",
+        "uid", 65534, "gid", 65534, "cap_eff", (json_int_t)0, "cap_prm", (json_int_t)0, "cap_inh",
+        (json_int_t)0, "cap_bnd", (json_int_t)0, "cap_amb", (json_int_t)0, "no_new_privs", 1,
+        "seccomp_mode", 2, "landlock_abi", 6, "memfd_noexec", 2, "landlock_enforced", 1,
+        "root_readonly", 1, "abstract_unix_scoped", 1, "loopback_up", 0, "memfd_create_refused", 0,
+        "net_ifaces", "lo", "hostname", "sandbox", "pid_ns", "pid:[4026532000]", "domainname",
+        "(none)", "personality", 0, "oom_score_adj", 1000, "sched_policy", 0, "rtprio_max",
+        (json_int_t)0, "nice", 0, "nice_max", (json_int_t)0, "ioprio_class", 0, "umask", 022);
+    json_t *more =
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rlimit_fsize", (json_int_t)16 << 20,
+                  "rlimit_nofile", (json_int_t)256, "rlimit_core", (json_int_t)0,
+                  "rlimit_sigpending", (json_int_t)128, "rlimit_msgqueue", (json_int_t)0, "groups",
+                  (json_int_t)0, "workspace_mount", (json_int_t)7, "tmp_mount", (json_int_t)7);
+    json_object_update(o, more);
+    json_decref(more);
+    return o;
 }
 
 static bool check(json_t *att, char *why, size_t len)
@@ -94,6 +102,19 @@ static void test_caller_state_fields_missing_or_wrong(void **state)
         {"nice", 20, "nice"},
         {"no_new_privs", ((json_int_t)1 << 32) | 1, "NoNewPrivs"}, /* would narrow to 1 */
         {"seccomp_mode", ((json_int_t)1 << 32) | 2, "Seccomp"},    /* would narrow to 2 */
+        /* The workload's own limits and mounts (review finding, session 19). */
+        {"rlimit_fsize", -1, "RLIMIT_FSIZE"},
+        {"rlimit_fsize", -2, "RLIMIT_FSIZE"}, /* soft and hard differ */
+        {"rlimit_nofile", 1024, "RLIMIT_NOFILE"},
+        {"rlimit_core", -1, "RLIMIT_CORE"},
+        {"rlimit_sigpending", 100000, "RLIMIT_SIGPENDING"},
+        {"rlimit_msgqueue", 819200, "RLIMIT_MSGQUEUE"},
+        {"groups", 1, "supplementary groups"},
+        {"workspace_mount", 3, "workspace mount"},  /* exec allowed */
+        {"workspace_mount", 6, "workspace mount"},  /* suid allowed */
+        {"workspace_mount", 15, "workspace mount"}, /* read-only */
+        {"tmp_mount", 5, "/tmp mount"},             /* devices allowed */
+        {"tmp_mount", ((json_int_t)1 << 32) | 7, "/tmp mount"},
     };
     char why[1024];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

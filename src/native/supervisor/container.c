@@ -415,7 +415,7 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
         child_fail("error:", err.message, 125);
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
     asb_wire_buf_t o = {0};
-    sup_attest(0, NULL, NULL, &o);
+    sup_attest(0, NULL, NULL, -1, &o);
     char *js = asb_wire_ok(&o) ? asb_wire_hex(o.data, o.len) : NULL;
     asb_wire_free(&o);
     if (!js)

@@ -453,7 +453,7 @@ int sup_build_root(const sup_spec_t *spec, int usr_tree, int dev_tree, int proc_
         return host_root_workspace(spec, proc_mnt, workspace, err);
 
     uint64_t root_bytes = spec->root == ASB_ROOT_OVERLAY_RW ? spec->tmp_bytes : 1 * ASB_MIB;
-    unsigned long wsx = spec->workspace_noexec ? MS_NOEXEC : 0;
+    unsigned long wsx = spec->workspace_noexec && !SUP_TAMPERED(MOUNTS) ? MS_NOEXEC : 0;
     unsigned long tmpx = spec->tmp_noexec ? MS_NOEXEC : 0;
     if ((rc = tmpfs(STAGE, 64 * ASB_KIB, "0700", MS_NOSUID | MS_NODEV | MS_NOEXEC, err)) < 0 ||
         (rc = mkdir_p(NEWROOT, 0755, err)) < 0 ||

@@ -20,6 +20,8 @@
 #define SUP_TAMPER_LANDLOCK 3 /* the workload skips Landlock */
 #define SUP_TAMPER_NONCE 4    /* the attestation is tagged with another run's nonce */
 #define SUP_TAMPER_EXIT 5     /* the exit report names another exit code than the one seen */
+#define SUP_TAMPER_LIMITS 6   /* the workload keeps the caller's RLIMIT_FSIZE */
+#define SUP_TAMPER_MOUNTS 7   /* the workspace is mounted without noexec */
 #ifndef ASB_TEST_TAMPER
 #define ASB_TEST_TAMPER 0
 #endif
@@ -119,9 +121,11 @@ int sup_landlock_restrict(const sup_spec_t *spec, const char *workspace, asb_err
 
 /* What is in force for the calling process, read back from the kernel, appended to *out as
  * wire.h records (asb_wire_ok() false on failure): ids, capability sets, no_new_privs, seccomp
- * mode, interfaces, root read-only, Landlock, hostname, pid namespace. */
+ * mode, interfaces, root read-only, Landlock, hostname, pid namespace, limits, mounts.
+ * session_keyring is the serial of the session keyring the caller read before its filter (which
+ * refuses keyctl) went on, or -1 where it was not read (docker: runc gives each container one). */
 void sup_attest(int landlock_requested, const char *landlock_probe, const char *scope_probe,
-                asb_wire_buf_t *out);
+                int64_t session_keyring, asb_wire_buf_t *out);
 
 /* Workload process: apply every control, attest, wait for the job, exec. Never returns. */
 typedef struct sup_workload_fds {

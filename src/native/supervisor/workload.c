@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/keyctl.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -126,7 +127,8 @@ static int set_rlimits(const sup_spec_t *spec, asb_error_t *err)
     int rc = sup_set_shared_limits(err);
     if (rc < 0)
         return rc;
-    if (spec->fsize && (rc = set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", spec->fsize, err)) < 0)
+    if (spec->fsize && !SUP_TAMPERED(LIMITS) &&
+        (rc = set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", spec->fsize, err)) < 0)
         return rc;
     if (spec->nofile && (rc = set_limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", spec->nofile, err)) < 0)
         return rc;
@@ -140,7 +142,7 @@ static uint64_t parse_hex(const char *s)
 
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
 void sup_attest(int landlock_requested, const char *landlock_probe, const char *scope_probe,
-                asb_wire_buf_t *o)
+                int64_t session_keyring, asb_wire_buf_t *o)
 {
     char line[512];
     FILE *f = fopen("/proc/self/status", "re");
@@ -287,6 +289,45 @@ void sup_attest(int landlock_requested, const char *landlock_probe, const char *
     ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
     ns[n > 0 ? n : 0] = '\0';
     asb_wire_put_str(o, "pid_ns", ns);
+
+    /* The workload's own limits and mounts, read back (review finding: they were applied and
+     * checked, but not attested). A limit whose soft and hard values differ reads as -2,
+     * unlimited as -1; a mount that cannot be read has every flag clear, which no check takes. */
+    static const struct {
+        int res;
+        const char *key;
+    } lims[] = {{RLIMIT_FSIZE, "rlimit_fsize"},
+                {RLIMIT_NOFILE, "rlimit_nofile"},
+                {RLIMIT_CORE, "rlimit_core"},
+                {RLIMIT_SIGPENDING, "rlimit_sigpending"},
+                {RLIMIT_MSGQUEUE, "rlimit_msgqueue"}};
+    for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++) {
+        struct rlimit rl;
+        int64_t v = -2;
+        if (getrlimit(lims[i].res, &rl) == 0 && rl.rlim_cur == rl.rlim_max)
+            v = rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur;
+        asb_wire_put_int(o, lims[i].key, v);
+    }
+    /* Supplementary groups other than the workload's own gid (Docker lists that one). */
+    gid_t gl[64];
+    int ng = getgroups(64, gl), others = ng < 0 ? -1 : 0;
+    for (int i = 0; i < ng; i++)
+        others += gl[i] != getegid();
+    asb_wire_put_int(o, "groups", others);
+    asb_wire_put_int(o, "session_keyring", session_keyring);
+    static const struct {
+        const char *path, *key;
+    } mnts[] = {{".", "workspace_mount"}, {"/tmp", "tmp_mount"}};
+    for (size_t i = 0; i < sizeof(mnts) / sizeof(mnts[0]); i++) {
+        struct statvfs mv;
+        int64_t bits = 0;
+        if (statvfs(mnts[i].path, &mv) == 0)
+            bits = ((mv.f_flag & ST_NOSUID) ? ASB_MOUNT_NOSUID : 0) |
+                   ((mv.f_flag & ST_NODEV) ? ASB_MOUNT_NODEV : 0) |
+                   ((mv.f_flag & ST_NOEXEC) ? ASB_MOUNT_NOEXEC : 0) |
+                   ((mv.f_flag & ST_RDONLY) ? ASB_MOUNT_RDONLY : 0);
+        asb_wire_put_int(o, mnts[i].key, bits);
+    }
 }
 
 /* "g" and exactly two fds (the job's spec, its stdin), or -1. */
@@ -381,6 +422,14 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 
+    /* A session keyring of its own. Every process inherits its parent's, so the workload held
+     * the caller's, a credential of the caller's; only the seccomp filter's refusal of keyctl
+     * kept the keys in it out of reach (red-team finding, session 19). Joined here, before any
+     * filter goes on, and its serial is attested for the host to compare with its own. */
+    long keyring = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+    if (keyring < 0 && errno != ENOSYS) /* ENOSYS: a kernel without keys has no keyring */
+        fail(att, "error:", "keyctl: cannot join a session keyring of its own", 125);
+
     bool seccomp_done = false;
     if (set_rlimits(spec, &err) < 0)
         fail(att, "error:", err.message, 125);
@@ -411,7 +460,7 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
     asb_wire_buf_t o = {0};
     sup_attest(spec->landlock, spec->root == ASB_ROOT_HOST ? "/" : ASB_LANDLOCK_PROBE,
-               fds->scope_probe, &o);
+               fds->scope_probe, keyring < 0 ? 0 : keyring, &o);
     char *s = asb_wire_ok(&o) ? asb_wire_hex(o.data, o.len) : NULL;
     asb_wire_free(&o);
     if (!s)
