@@ -14,6 +14,9 @@
 #include "native/native_spec.h"
 
 #include <jansson.h>
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +41,11 @@ static int teardown(void **state)
     return 0;
 }
 
+static long caller_keyring(void)
+{
+    return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+}
+
 /* What a hardened workload reports on a host with Landlock and memfd_noexec. */
 static json_t *good(void)
 {
@@ -58,6 +66,8 @@ static json_t *good(void)
                   (json_int_t)0, "workspace_mount", (json_int_t)7, "tmp_mount", (json_int_t)7);
     json_object_update(o, more);
     json_decref(more);
+    /* A session keyring of its own: any serial but this process's (the caller's). */
+    json_object_set_new(o, "session_keyring", json_integer(caller_keyring() + 1));
     return o;
 }
 
@@ -115,6 +125,7 @@ static void test_caller_state_fields_missing_or_wrong(void **state)
         {"workspace_mount", 15, "workspace mount"}, /* read-only */
         {"tmp_mount", 5, "/tmp mount"},             /* devices allowed */
         {"tmp_mount", ((json_int_t)1 << 32) | 7, "/tmp mount"},
+        {"session_keyring", 0, "session keyring"},
     };
     char why[1024];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -130,6 +141,12 @@ static void test_caller_state_fields_missing_or_wrong(void **state)
         json_decref(att);
     }
     json_t *att = good();
+    /* The caller's own session keyring (red-team finding, session 19). */
+    json_object_set_new(att, "session_keyring", json_integer(caller_keyring()));
+    assert_false(check(att, why, sizeof(why)));
+    assert_non_null(strstr(why, "session keyring"));
+    json_decref(att);
+    att = good();
     json_object_set_new(att, "domainname", json_string("corp.example"));
     assert_false(check(att, why, sizeof(why)));
     assert_non_null(strstr(why, "domainname"));
