@@ -296,6 +296,22 @@ static int probe_socket_netlink_usersock(void)
     return probe_socket_netlink(2 /* NETLINK_USERSOCK */);
 }
 
+static int probe_socket_netlink_sock_diag(void)
+{
+    return probe_socket_netlink(4 /* NETLINK_SOCK_DIAG */);
+}
+
+static int probe_socket_netlink_uevent(void)
+{
+    return probe_socket_netlink(15 /* NETLINK_KOBJECT_UEVENT */);
+}
+
+static int probe_socket_netlink_uevent_high(void)
+{
+    /* The high 32 bits of the protocol are not the kernel's: they must not open a way round. */
+    return result(syscall(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, (1UL << 32) | 15));
+}
+
 static int probe_sockopt(unsigned long level, unsigned long optname)
 {
     int v = 0;
@@ -845,6 +861,12 @@ static const expect_t COMMON[] = {
     {"setsockopt(IP_ADD_MEMBERSHIP)", probe_ip_add_membership, REFUSED, EPERM},
     {"setsockopt(IPPROTO_IP, MCAST_JOIN_GROUP)", probe_mcast_join_group_v4, REFUSED, EPERM},
     {"setsockopt(IPV6_ADD_MEMBERSHIP)", probe_ipv6_add_membership, REFUSED, EPERM},
+    /* the host's socket table and device events, in baseline's host network namespace (red
+     * team, session 19); hardened refuses every netlink family */
+    {"socket(AF_NETLINK, NETLINK_SOCK_DIAG)", probe_socket_netlink_sock_diag, REFUSED, EPERM},
+    {"socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", probe_socket_netlink_uevent, REFUSED, EPERM},
+    {"socket(AF_NETLINK, 1<<32 | NETLINK_KOBJECT_UEVENT)", probe_socket_netlink_uevent_high,
+     REFUSED, EPERM},
     {"x32 syscall", probe_x32_getpid, REFUSED, ENOSYS},
 };
 

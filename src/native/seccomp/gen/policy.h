@@ -124,6 +124,9 @@ typedef struct gen_policy {
      * socket(2) with any family but AF_VSOCK, and socketpair(2) with any). */
     const uint32_t *socket_families;
     size_t n_socket_families;
+    /* Without a family allowlist: AF_NETLINK protocols refused (every other one allowed). */
+    const uint32_t *netlink_refused;
+    size_t n_netlink_refused;
     /* With socket_families: for AF_INET and AF_INET6, only these socket types (argument 1, its
      * low 4 bits: SOCK_NONBLOCK and SOCK_CLOEXEC may be set) with these protocols (argument 2),
      * when non-empty. */

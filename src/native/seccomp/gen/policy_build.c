@@ -361,11 +361,22 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
                 }
             }
     } else {
-        const uint32_t vsock[] = {AF_VSOCK};
-        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, vsock, 1, NULL, 0, 0, 31, 0,
-                                why, why_len);
+        /* AF_NETLINK with refused protocols: the family is taken out of the first tree, and
+         * a second one allows it for every protocol but those. */
+        const uint32_t fams[] = {AF_VSOCK, AF_NETLINK};
+        size_t n_fams = p->n_netlink_refused > 0 ? 2 : 1;
+        rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 0, fams, n_fams, NULL, 0, 0, 31,
+                                0, why, why_len);
         if (rc < 0)
             return rc;
+        if (p->n_netlink_refused > 0) {
+            const struct scmp_arg_cmp nl = {
+                .arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = 0xffffffffu, .datum_b = AF_NETLINK};
+            rc = allow_unless_low32(ctx, asb_gen_syscall_nr("socket"), 2, p->netlink_refused,
+                                    p->n_netlink_refused, &nl, 0, 0, 31, 0, why, why_len);
+            if (rc < 0)
+                return rc;
+        }
     }
 
     for (size_t i = 0; i < p->n_noop; i++) {
@@ -552,6 +563,13 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     } else {
         fprintf(f, "%s    socket(%d): any family but AF_VSOCK (%d), on the low 32 bits\n", prefix,
                 asb_gen_syscall_nr("socket"), AF_VSOCK);
+        if (p->n_netlink_refused > 0) {
+            fprintf(f, "%s    socket(%d, AF_NETLINK): any protocol but", prefix,
+                    asb_gen_syscall_nr("socket"));
+            for (size_t i = 0; i < p->n_netlink_refused; i++)
+                fprintf(f, " %u", p->netlink_refused[i]);
+            fprintf(f, " (the host's socket table and device events)\n");
+        }
     }
     fprintf(f,
             "%s    prlimit64(%d): only on the caller itself (pid 0), or to read (no new limit)\n",

@@ -380,6 +380,14 @@ static const gen_gate_t DOCKER_SOCKOPT_MORE_GATES[] = {
     {6 /* IPPROTO_TCP */, DOCKER_TCP_REFUSED,
      sizeof(DOCKER_TCP_REFUSED) / sizeof(DOCKER_TCP_REFUSED[0]), false},
 };
+/* Netlink families that read the host itself when the network namespace is the host's, as
+ * baseline's is: NETLINK_SOCK_DIAG dumps every socket of the host with its owner's uid (host
+ * services, other sandboxes' connections), NETLINK_KOBJECT_UEVENT delivers the host's device
+ * events (red-team finding, session 19). moby allows both: its containers have a network
+ * namespace of their own. NETLINK_ROUTE, which getifaddrs() needs, stays. */
+static const uint32_t DOCKER_NETLINK_REFUSED[] = {4 /* NETLINK_SOCK_DIAG */,
+                                                  15 /* NETLINK_KOBJECT_UEVENT */};
+/* (the socket rule is built in policy_build.c, beside its AF_VSOCK refusal) */
 static const gen_arg_refusal_t DOCKER_ARG_REFUSED[] = {
     {.name = "setsockopt",
      .arg = 2,
@@ -401,6 +409,8 @@ const gen_policy_t asb_gen_policy_docker_default = {
     .n_allow = sizeof(DOCKER_ALLOW) / sizeof(DOCKER_ALLOW[0]),
     .personalities = DOCKER_PERSONALITIES,
     .n_personalities = sizeof(DOCKER_PERSONALITIES) / sizeof(DOCKER_PERSONALITIES[0]),
+    .netlink_refused = DOCKER_NETLINK_REFUSED,
+    .n_netlink_refused = sizeof(DOCKER_NETLINK_REFUSED) / sizeof(DOCKER_NETLINK_REFUSED[0]),
     .arg_refused = DOCKER_ARG_REFUSED,
     .n_arg_refused = sizeof(DOCKER_ARG_REFUSED) / sizeof(DOCKER_ARG_REFUSED[0]),
     .eopnotsupp = DOCKER_EOPNOTSUPP,
