@@ -3,7 +3,8 @@
  * A signal that would end us mid-run (timeout(1), ^C, a closed terminal) must not leave the run
  * behind. A docker run's container is the engine's, not a child of ours (red-team finding); a
  * subprocess run's program died with us but what it forked lived on as root, past its timeout
- * (QA finding). While the work is in progress, TERM, INT and HUP are taken by a thread of ours,
+ * (QA finding). While the work is in progress, TERM, INT, HUP and the other signals that would
+ * end us (WATCHED) are taken by a thread of ours,
  * which kills the process group of each child of ours (a subprocess run's program leads its own;
  * a native run's supervisor takes its pid namespace with it) and removes our containers.
  *
@@ -56,8 +57,14 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The signals that would end us: the three that every path here watches. */
-static const int WATCHED[] = {SIGTERM, SIGINT, SIGHUP};
+/* The signals whose default action ends us and that come from outside (kill(1), a timer, a
+ * terminal). Only TERM, INT and HUP until session 19: USR1, ALRM, XCPU and the rest ended `run`
+ * with its cgroups, id slot or temp dir left, and a subprocess run's children running as root
+ * (QA finding). XFSZ too: blocked, a write over the caller's RLIMIT_FSIZE fails with EFBIG
+ * instead of killing us, and the pending signal then ends the run first. Not the signals of a
+ * fault of ours (SEGV, BUS, ILL, FPE, TRAP, SYS), which blocking cannot hold. */
+static const int WATCHED[] = {SIGTERM,   SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,  SIGALRM,
+                              SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR,  SIGSTKFLT};
 #define N_WATCHED (sizeof(WATCHED) / sizeof(WATCHED[0]))
 
 /* Our child `pid` and its process group (when it leads one: a subprocess run's program; a native
