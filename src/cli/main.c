@@ -39,6 +39,10 @@ int main(int argc, char **argv)
      * program we start gets its signals back to their defaults first (supervisor, subprocess
      * backend). */
     signal(SIGPIPE, SIG_IGN);
+    /* A write past the caller's RLIMIT_FSIZE (the record to a file, a file in) fails with EFBIG
+     * and is reported, instead of killing us with the run half done (QA finding). Every child
+     * of ours sets its signals back to their defaults before it execs. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

@@ -146,9 +146,10 @@
 #define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
 #define ASB_MIN_CALLER_NOFILE                                                                      \
     64 /* a run's own descriptors: a soft RLIMIT_NOFILE below is refused */
-#define ASB_MAX_PIDS (1ull << 22)        /* PID_MAX_LIMIT on 64-bit */
-#define ASB_MAX_NOFILE (1ull << 20)      /* fs.nr_open's default */
-#define ASB_MAX_FSIZE_BYTES (1ull << 50) /* 1 PiB: below RLIM_INFINITY, above any disk here */
+#define ASB_MIN_CALLER_FSIZE (1ull << 20) /* a sandbox's setup writes (/etc, the loader cache) */
+#define ASB_MAX_PIDS (1ull << 22)         /* PID_MAX_LIMIT on 64-bit */
+#define ASB_MAX_NOFILE (1ull << 20)       /* fs.nr_open's default */
+#define ASB_MAX_FSIZE_BYTES (1ull << 50)  /* 1 PiB: below RLIM_INFINITY, above any disk here */
 #define ASB_CGROUP_DRAIN_TIMEOUT_MS                                                                \
     2000                              /* destroy/reap: how long to wait for killed tasks to go     \
                                        */

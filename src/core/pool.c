@@ -257,6 +257,8 @@ static int pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res
     int rc = asb_plan_build(cfg, &plan, err);
     if (rc == 0)
         rc = asb_check_caller_nofile(err);
+    if (rc == 0)
+        rc = asb_check_caller_fsize(&plan, err);
     if (rc == 0) {
         asb_run_fill_header(res, &plan);
         const char *what = mismatch(&pool->tmpl, &plan);

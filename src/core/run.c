@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +44,39 @@ int asb_check_caller_nofile(asb_error_t *err)
     return 0;
 }
 
+int asb_check_caller_fsize(const asb_plan_t *plan, asb_error_t *err)
+{
+    /* The caller's soft limit applies to every file and memfd the library writes for the run,
+     * and, natively, to its supervisor's setup: a caller below it was killed by SIGXFSZ inside
+     * asb_run, its run's cgroups and id slot left behind (QA finding: under `ulimit -f 0` every
+     * native run killed the CLI at a 12-byte write). Said up front instead. */
+    struct rlimit fs;
+    if (getrlimit(RLIMIT_FSIZE, &fs) < 0 || fs.rlim_cur == RLIM_INFINITY)
+        return 0;
+    uint64_t need = ASB_MIN_CALLER_FSIZE;
+    if (plan->stdin_len > need)
+        need = plan->stdin_len;
+    if (plan->code_len > need)
+        need = plan->code_len;
+    for (size_t i = 0; i < plan->n_files_in; i++) {
+        struct stat st;
+        if (stat(plan->files_in[i].host_path, &st) == 0 && S_ISREG(st.st_mode)) {
+            uint64_t n = (uint64_t)st.st_size;
+            if (n > plan->limits.file_in_bytes)
+                n = plan->limits.file_in_bytes; /* more is refused, never written */
+            if (n > need)
+                need = n;
+        }
+    }
+    if ((uint64_t)fs.rlim_cur < need)
+        return asb_err(err, -EFBIG,
+                       "the caller's RLIMIT_FSIZE soft limit is %llu bytes; this run writes up to "
+                       "%llu bytes into files of its own (stdin, code, files in, the sandbox's "
+                       "setup: raise it before the run, e.g. ulimit -f unlimited)",
+                       (unsigned long long)fs.rlim_cur, (unsigned long long)need);
+    return 0;
+}
+
 static int run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
 {
     asb_error_t local;
@@ -58,6 +92,8 @@ static int run(const asb_config_t *cfg, asb_result_t *res, asb_error_t *err)
     if (rc == 0) {
         asb_run_fill_header(res, &plan);
         rc = asb_check_caller_nofile(err);
+        if (rc == 0)
+            rc = asb_check_caller_fsize(&plan, err);
     }
     if (rc == 0) {
         if (strcmp(plan.backend, "subprocess") == 0)

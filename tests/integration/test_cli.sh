@@ -774,6 +774,23 @@ if [[ $rc == 125 ]] && grep -q "^agent-sandbox: error: " "$TMP/err" && ! grep -q
 else
     fail "out of fds: exit $rc, $(head -c 300 "$TMP/err")"
 fi
+# A soft RLIMIT_FSIZE below what the run writes: a clear refusal, not a CLI killed by SIGXFSZ
+# with its cgroups and id slot left (QA finding: exit 153 and nothing said under ulimit -f 0).
+for prof in hardened subprocess; do
+    cg_before=$(find /sys/fs/cgroup -maxdepth 3 -name 'asb-*' 2>/dev/null | wc -l)
+    # Pipes, not files: under the limit the CLI can write no file, its own output included.
+    (ulimit -S -f 0 && exec "$CLI" run --profile "$prof" --json --code pass </dev/null) \
+        2> >(cat >"$TMP/err") | cat >"$TMP/out"
+    rc=${PIPESTATUS[0]}
+    sleep 0.2 # the process substitution's cat finishes writing
+    cg_after=$(find /sys/fs/cgroup -maxdepth 3 -name 'asb-*' 2>/dev/null | wc -l)
+    if [[ $rc == 125 ]] && grep -q "RLIMIT_FSIZE soft limit is 0 bytes" "$TMP/err" &&
+        [[ $cg_after -le $cg_before ]] && $PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out"; then
+        pass "ulimit -f 0, $prof: refused with the limit named, a whole record, nothing left"
+    else
+        fail "ulimit -f 0, $prof: exit $rc, cgroups $cg_before -> $cg_after, $(head -c 300 "$TMP/err")"
+    fi
+done
 python3 -c 'import os, signal, sys
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 os.execv(sys.argv[1], [sys.argv[1], "run", "--profile", "subprocess", "--code", "print(5)"])' "$CLI" \
