@@ -52,6 +52,16 @@ static int copy_in(int dirfd, const char *name, int src, uint64_t max, bool exec
     return rc;
 }
 
+/* In the child, before exec: a setup step failed. Tell the parent on the exec pipe ({1,
+ * errno}; an exec failure is {0, errno}) and end. Async-signal-safe. */
+__attribute__((noreturn)) static void child_setup_failed(int execw, int e)
+{
+    int report[2] = {1, e};
+    ssize_t w = write(execw, report, sizeof(report));
+    (void)w;
+    _exit(125);
+}
+
 static int write_code(int dirfd, const asb_plan_t *plan, asb_error_t *err)
 {
     int fd =
@@ -218,12 +228,18 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
          * not covered: subprocess is the unsafe baseline. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != caller)
             _exit(125);
-        if (dup2(stdin_fd, 0) < 0 || dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0 ||
-            fchdir(dirfd) < 0)
+        /* Every fd we need moved above 2 first: a caller with 0, 1 or 2 closed had ours there,
+         * and the dup2 onto 0-2 below closed one we still needed (QA finding: the temp dir's
+         * fd at 2, a failed fchdir, and an exit 125 taken for the program's). A setup step that
+         * fails says so on the exec pipe: the run is a sandbox_error, never the program's 125. */
+        int hx = fcntl(execp[1], F_DUPFD_CLOEXEC, 10);
+        if (hx < 0)
             _exit(125);
-        int e = dup3(execp[1], 3, O_CLOEXEC);
-        if (e < 0)
-            _exit(125);
+        int hin = fcntl(stdin_fd, F_DUPFD_CLOEXEC, 10), hout = fcntl(outp[1], F_DUPFD_CLOEXEC, 10),
+            herr = fcntl(errp[1], F_DUPFD_CLOEXEC, 10), hdir = fcntl(dirfd, F_DUPFD_CLOEXEC, 10);
+        if (hin < 0 || hout < 0 || herr < 0 || hdir < 0 || dup2(hin, 0) < 0 || dup2(hout, 1) < 0 ||
+            dup2(herr, 2) < 0 || fchdir(hdir) < 0 || dup3(hx, 3, O_CLOEXEC) < 0)
+            child_setup_failed(hx, errno);
         syscall(SYS_close_range, 4, ~0U, 0);
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
@@ -240,7 +256,8 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
             if (errno != ENOENT && errno != ENOTDIR)
                 last = errno;
         }
-        ssize_t w = write(3, &last, sizeof(last));
+        int report[2] = {0, last}; /* the exec itself failed */
+        ssize_t w = write(3, report, sizeof(report));
         (void)w;
         _exit(127);
     }
@@ -334,7 +351,10 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
             ;
     }
     int exec_errno = 0;
-    bool exec_failed = read(execp[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
+    int report[2] = {0, 0};
+    bool exec_failed = read(execp[0], report, sizeof(report)) == sizeof(report);
+    bool setup_failed = exec_failed && report[0] == 1;
+    exec_errno = report[1];
 
     asb_capbuf_take(&cout, &res->out);
     asb_capbuf_take(&cerr, &res->err);
@@ -366,7 +386,11 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
         asb_result_set_error(res, err->message);
     } else if (exec_failed) {
         char msg[600];
-        snprintf(msg, sizeof(msg), "exec %s: %s", plan->argv[0], strerror(exec_errno));
+        if (setup_failed)
+            snprintf(msg, sizeof(msg), "the program's process could not be set up: %s",
+                     strerror(exec_errno));
+        else
+            snprintf(msg, sizeof(msg), "exec %s: %s", plan->argv[0], strerror(exec_errno));
         rc = asb_err(err, -exec_errno, "%s", msg);
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, msg);

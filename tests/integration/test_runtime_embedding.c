@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -303,6 +304,55 @@ static void test_caller_with_other_fs_ids_runs_unchanged(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* A caller with fds 0, 1 and 2 closed: the library's own fds land there. A subprocess run put
+ * its temp dir's fd at 2, its dup2 of stderr closed it, fchdir failed, and the child's exit 125
+ * was reported as the program's own, "completed" (QA finding, session 19). Each profile runs
+ * its program, and says what it printed. */
+static void test_caller_with_stdio_closed(void **state)
+{
+    (void)state;
+    static const char *const profiles[] = {"subprocess", "hardened"};
+    for (size_t i = 0; i < 2; i++) {
+        int pipefd[2];
+        assert_int_equal(pipe(pipefd), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(20);
+            int report = fcntl(pipefd[1], F_DUPFD_CLOEXEC, 20);
+            close(pipefd[0]), close(pipefd[1]);
+            close(0), close(1), close(2);
+            asb_config_t cfg;
+            asb_config_init(&cfg);
+            cfg.profile = profiles[i];
+            static const char *const argv[] = {"/bin/echo", "ran", NULL};
+            cfg.argv = argv;
+            asb_result_t r;
+            asb_error_t err;
+            int rc = asb_run(&cfg, &r, &err);
+            char line[512];
+            int n = snprintf(line, sizeof(line), "rc %d status %s exit %d out %.*s| %s\n", rc,
+                             asb_status_name(r.status), r.exit_code, (int)r.out.len,
+                             r.out.data ? (const char *)r.out.data : "", r.error ? r.error : "");
+            ssize_t w = write(report, line, (size_t)n);
+            (void)w;
+            _exit(rc == 0 && r.status == ASB_STATUS_COMPLETED && r.exit_code == 0 &&
+                          r.out.len == 4 && memcmp(r.out.data, "ran\n", 4) == 0
+                      ? 0
+                      : 1);
+        }
+        close(pipefd[1]);
+        char buf[600] = "";
+        ssize_t n = read(pipefd[0], buf, sizeof(buf) - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        close(pipefd[0]);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        fprintf(stderr, "  %s: %s", profiles[i], buf);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -316,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_caller_stays_dumpable),
         cmocka_unit_test(test_caller_stays_dumpable_across_threads),
         cmocka_unit_test(test_caller_with_other_fs_ids_runs_unchanged),
+        cmocka_unit_test(test_caller_with_stdio_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
