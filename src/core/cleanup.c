@@ -186,7 +186,12 @@ int asb_cleanup(char **report, asb_error_t *err)
     int rc = 0;
     asb_cgroup_host_t host;
     asb_error_t e;
-    if (asb_cgroup_detect(&host, &e) == 0) {
+    /* Every place is examined, or the command fails saying which it could not look at: "nothing
+     * to clean up" after a look that never happened hid leftovers (QA finding: cgroups hidden,
+     * /run read-only). */
+    if (asb_cgroup_detect(&host, &e) < 0) {
+        rc = asb_err(err, e.code, "cgroups: could not examine them: %s", e.message);
+    } else {
         char *cg = NULL;
         if (asb_cgroup_reap_stale(&host, &cg, &e) < 0)
             rc = asb_err(err, e.code, "cgroups: %s", e.message);
@@ -200,7 +205,12 @@ int asb_cleanup(char **report, asb_error_t *err)
         }
     }
     int r2 = reap_temp_dirs(false, report, rc < 0 ? &e : err);
-    int slots = asb_idslot_reap();
+    asb_error_t se;
+    int slots = asb_idslot_reap(&se);
+    if (slots < 0 && rc == 0 && r2 == 0)
+        rc = asb_err(err, se.code, "%s", se.message);
+    else if (slots < 0) /* an earlier error is the one returned: this one goes in the report */
+        asb_report_append(report, se.message);
     if (slots > 0) {
         char line[160];
         snprintf(line, sizeof(line), "removed %d host id slot lock(s) of dead owners in %s", slots,

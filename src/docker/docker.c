@@ -640,7 +640,7 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     free(report);
     /* Dead callers' id slot files, as every native run takes them along (a signalled docker
      * run's stayed until a native run or `cleanup`). */
-    (void)asb_idslot_reap();
+    (void)asb_idslot_reap(NULL);
     if ((rc = asb_docker_supervisor_path(sup, sizeof(sup), err)) < 0 ||
         (rc = asb_owner_tag(owner, sizeof(owner))) < 0 ||
         (rc = asb_owner_pidns(pidns, sizeof(pidns))) < 0) {

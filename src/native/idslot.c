@@ -18,10 +18,14 @@
  * nobody else (mask: the mode bits that must be clear). Opened without following links. */
 static int trusted_dir(int at, const char *name, const char *path, mode_t mask, asb_error_t *err)
 {
-    (void)mkdirat(at, name, 0700);
+    int made = mkdirat(at, name, 0700) == 0 ? 0 : errno;
     int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && (errno == EACCES || errno == EPERM) && geteuid() != 0)
         return asb_err_sys(err, errno, "id slots: open %s (native sandboxes need root)", path);
+    /* Missing because it could not be made (a read-only /run): say why (QA finding: "No such
+     * file or directory"), still as ENOENT, which the reaper takes as "nothing to reap". */
+    if (fd < 0 && errno == ENOENT && made && made != EEXIST)
+        return asb_err(err, -ENOENT, "id slots: cannot create %s (%s)", path, strerror(made));
     if (fd < 0)
         return asb_err_sys(err, errno, "id slots: open %s", path);
     struct stat st;
@@ -134,19 +138,26 @@ void asb_idslot_release(asb_idslot_t *s)
     s->fd = s->dir = -1;
 }
 
-int asb_idslot_reap(void)
+int asb_idslot_reap(asb_error_t *err)
 {
-    asb_error_t err;
-    int dir = slot_dir(&err);
-    if (dir < 0)
-        return 0;
-    int dfd = fcntl(dir, F_DUPFD_CLOEXEC, 0), removed = 0;
+    asb_error_t local;
+    if (!err)
+        err = &local;
+    int dir = slot_dir(err);
+    if (dir < 0) {
+        /* No directory (and none could be made: a read-only /run) holds no slot to reap. */
+        if (err->code == -ENOENT)
+            return 0;
+        return dir;
+    }
+    int dfd = fcntl(dir, F_DUPFD_CLOEXEC, 0), removed = 0, failed = 0, last = 0;
     DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     if (!d) {
+        int e = errno;
         if (dfd >= 0)
             close(dfd);
         close(dir);
-        return 0;
+        return asb_err_sys(err, e, "id slots: read %s", ASB_USERNS_SLOT_DIR);
     }
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -154,18 +165,30 @@ int asb_idslot_reap(void)
             continue;
         /* O_NONBLOCK and only regular files: nothing planted here can hang us. */
         int fd = openat(dir, e->d_name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+            if (errno != ENOENT) /* gone meanwhile is fine; EROFS, EACCES are not looked at */
+                failed++, last = errno;
             continue;
+        }
         struct stat st;
         /* Locked by nobody: its holder died. Removed only if the name still leads to the file we
          * locked: a holder may have released it and a new sandbox made and locked another file
          * under that name in between (review finding: the reaper removed a live slot). */
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-            same_file(dir, e->d_name, fd) && unlinkat(dir, e->d_name, 0) == 0)
-            removed++;
+            same_file(dir, e->d_name, fd)) {
+            if (unlinkat(dir, e->d_name, 0) == 0)
+                removed++;
+            else
+                failed++, last = errno; /* a dead owner's lock we could not remove */
+        }
         close(fd);
     }
     closedir(d);
     close(dir);
+    if (failed)
+        return asb_err_sys(err, last,
+                           "id slots: %d lock file(s) in %s could not be examined or removed "
+                           "(%d of dead owners removed)",
+                           failed, ASB_USERNS_SLOT_DIR, removed);
     return removed;
 }

@@ -25,7 +25,9 @@ int asb_idslot_take(asb_idslot_t *s, asb_error_t *err);
 /* Give it back: only once no process of the sandbox is left. Idempotent. */
 void asb_idslot_release(asb_idslot_t *s);
 /* Remove the lock files of holders that died without releasing (nobody holds their lock): how
- * many were removed. They cost nothing (a dead holder's slot is free anyway); cleanup tidies. */
-int asb_idslot_reap(void);
+ * many were removed. They cost nothing (a dead holder's slot is free anyway); cleanup tidies.
+ * A negative errno, with err (may be NULL) filled, when the directory cannot be read or a dead
+ * holder's file cannot be removed; no directory at all is 0 (nothing to reap). */
+int asb_idslot_reap(asb_error_t *err);
 
 #endif

@@ -720,7 +720,7 @@ static void reap_stale(native_run_t *r)
      * left slot files that no later run reaped, red-team finding). Every run takes those along,
      * so that leftovers do not wait for `agent-sandbox cleanup`: one directory scan, and an
      * open and a lock attempt per other live sandbox, while the supervisor builds its root. */
-    (void)asb_idslot_reap();
+    (void)asb_idslot_reap(NULL);
 }
 
 /* Until the supervisor has built the sandbox and its workload process has attested (or it

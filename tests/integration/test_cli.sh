@@ -709,6 +709,32 @@ if grep -q '^docker: skipped' <<<"$cout" &&
 else
     fail "cleanup without an engine: $(tr '\n' '|' <<<"$cout")"
 fi
+# cleanup that cannot look does not say "nothing to clean up": a SIGKILLed run's leftovers,
+# then cleanup with the cgroups hidden (a tmpfs over them) and /run read-only, in a private
+# mount namespace, as a service under ProtectSystem=strict sees them (QA finding, session 19:
+# exit 0 and "nothing to clean up" with 4 cgroups and a slot left). A real cleanup follows.
+if command -v unshare >/dev/null; then
+    "$CLI" run --timeout 20 -- /bin/sleep 10 </dev/null >/dev/null 2>&1 &
+    victim=$!
+    sleep 0.5
+    kill -9 $victim
+    wait $victim 2>/dev/null
+    left=$(ls -d /sys/fs/cgroup/*/agent-sandbox/asb-$victim-* /sys/fs/cgroup/agent-sandbox/asb-$victim-* \
+        2>/dev/null | wc -l)
+    unshare -m --propagation private sh -c 'mount -t tmpfs none /sys/fs/cgroup &&
+        mount -o bind,ro /run /run && exec "$1" cleanup' sh "$CLI" </dev/null >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [[ $left -gt 0 && $rc == 125 ]] && grep -q "cgroups: could not examine them" "$TMP/err" &&
+        ! grep -qx "nothing to clean up" "$TMP/out"; then
+        pass "cleanup that cannot examine the cgroups or /run fails, naming them ($left cgroups left)"
+    else
+        fail "blind cleanup: left $left, exit $rc, out $(head -c 200 "$TMP/out"), err $(head -c 300 "$TMP/err")"
+    fi
+    "$CLI" cleanup </dev/null >/dev/null 2>&1
+    now=$(ls -d /sys/fs/cgroup/*/agent-sandbox/asb-$victim-* /sys/fs/cgroup/agent-sandbox/asb-$victim-* \
+        2>/dev/null | wc -l)
+    [[ $now == 0 ]] && pass "the real cleanup then removed them" || fail "after cleanup: $now left"
+fi
 # Every subcommand's report, not only run's (QA finding: these said 0 with the output gone).
 for sub in "profiles --json" "preflight --json" "cleanup" "chaos --list"; do
     rc=0
