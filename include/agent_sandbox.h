@@ -250,7 +250,8 @@ typedef struct asb_pool asb_pool_t;
 
 /* tmpl gives the profile, backend (native only), limits and weaken bits; its argv, code, stdin,
  * files, env and cancellation are not used (a run's own cfg may be cancellable). size: 1..16
- * sandboxes kept ready. */
+ * sandboxes kept ready. Each holds about 17 file descriptors in the caller's table: a size
+ * that would take more than half of the caller's soft RLIMIT_NOFILE is refused (-EMFILE). */
 int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **pool, asb_error_t *err);
 
 /* As asb_run, in a prepared sandbox, or in one prepared now when none is ready (same controls;

@@ -9,6 +9,7 @@
 #include "agent_sandbox.h"
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/plan.h"
 #include "core/result.h"
 #include "io/file_in.h"
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +159,20 @@ static int pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, a
         return asb_err(err, -EINVAL, "pool: no template config");
     if (size < 1 || size > POOL_MAX)
         return asb_err(err, -EINVAL, "pool: size %u is out of range (1..%d)", size, POOL_MAX);
+    /* Each prepared sandbox holds its descriptors (pidfd, sockets, pipes, namespace and
+     * cgroup fds) in the caller's table: a pool of 16 under a soft limit of 256 left the
+     * caller's own open() failing and pooled runs with files in failing at random (QA
+     * finding). At most half of the caller's soft limit goes to the pool. */
+    struct rlimit nf;
+    if (getrlimit(RLIMIT_NOFILE, &nf) == 0 && nf.rlim_cur != RLIM_INFINITY &&
+        (uint64_t)size * ASB_POOL_FDS_PER_SANDBOX > nf.rlim_cur / 2)
+        return asb_err(
+            err, -EMFILE,
+            "pool: %u prepared sandboxes hold about %u file descriptors, more than "
+            "half of the caller's RLIMIT_NOFILE soft limit (%llu): ask for at most %llu, "
+            "or raise the limit",
+            size, size * ASB_POOL_FDS_PER_SANDBOX, (unsigned long long)nf.rlim_cur,
+            (unsigned long long)(nf.rlim_cur / 2 / ASB_POOL_FDS_PER_SANDBOX));
     /* Only what shapes the sandbox counts; what to run is the job's. */
     asb_config_t c = *tmpl;
     static const char *const placeholder[] = {"true", NULL};

@@ -3,8 +3,10 @@
  * not fit the template is refused, a sandbox that died while prepared is never used, and the pool
  * leaves nothing behind. All judged from host-side evidence. Runs as root. */
 #include "rt_common.h"
+#include "core/limits.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 /* Wait until the pool has `n` sandboxes ready (the test fails after 20 s: a loaded CI VM). */
@@ -505,6 +507,52 @@ static void test_pool_releases_mount_namespaces(void **state)
     asb_pool_free(pool);
 }
 
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* A pool's sandboxes hold descriptors in the caller's table: measured against the constant
+ * the size check uses, and a size that would take more than half of the soft limit is refused
+ * (QA finding, session 19: a pool of 16 under 256 left the caller's own open() failing). */
+static void test_pool_fd_budget(void **state)
+{
+    (void)state;
+    asb_config_t tmpl;
+    asb_config_init(&tmpl);
+    tmpl.profile = "hardened";
+    asb_error_t err;
+    int before = open_fds();
+    asb_pool_t *pool = NULL;
+    assert_int_equal(asb_pool_new(&tmpl, 4, &pool, &err), 0);
+    while (asb_pool_ready(pool) < 4)
+        usleep(10000);
+    int per = (open_fds() - before + 3) / 4;
+    print_message("  %d descriptors per prepared sandbox (budgeted %u)\n", per,
+                  ASB_POOL_FDS_PER_SANDBOX);
+    assert_true(per <= (int)ASB_POOL_FDS_PER_SANDBOX);
+    asb_pool_free(pool);
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = 256;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    pool = NULL;
+    int rc = asb_pool_new(&tmpl, 16, &pool, &err);
+    assert_int_equal(rc, -EMFILE);
+    assert_null(pool);
+    assert_non_null(strstr(err.message, "RLIMIT_NOFILE"));
+    assert_int_equal(asb_pool_new(&tmpl, 7, &pool, &err), 0); /* 7 x 17 <= 128 */
+    asb_pool_free(pool);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -520,6 +568,7 @@ int main(void)
         RT_TEST(test_pool_sandboxes_share_nothing),
         RT_TEST(test_pool_program_policy_is_normal),
         RT_TEST(test_pool_releases_mount_namespaces),
+        RT_TEST(test_pool_fd_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
