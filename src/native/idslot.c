@@ -166,7 +166,9 @@ int asb_idslot_reap(asb_error_t *err)
         /* O_NONBLOCK and only regular files: nothing planted here can hang us. */
         int fd = openat(dir, e->d_name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) {
-            if (errno != ENOENT) /* gone meanwhile is fine; EROFS, EACCES are not looked at */
+            /* Gone meanwhile, or not a slot file (a directory, a link): nothing to reap. A file
+             * we may not open (a read-only /run, no permission) is one we could not examine. */
+            if (errno == EROFS || errno == EACCES || errno == EPERM)
                 failed++, last = errno;
             continue;
         }
