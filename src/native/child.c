@@ -83,16 +83,19 @@ child_main(const asb_child_args_t *a)
     for (int i = 0; i < n; i++) {
         long fd = SYS3(SYS_fcntl, a->fds[i], F_DUPFD_CLOEXEC, high);
         if (fd < 0)
-            child_exit(125);
+            child_exit(ASB_CHILD_EXIT_FDS + (int)(-fd & 31));
         tmp[i] = (int)fd;
     }
     /* tmp[i] >= high > i: dup3 never sees equal fds. The supervisor binary's fd keeps CLOEXEC:
      * the exec below closes it. */
-    for (int i = 0; i < n; i++)
-        if (SYS3(SYS_dup3, tmp[i], i, i == n - 1 ? O_CLOEXEC : 0) < 0)
-            child_exit(125);
-    if (SYS3(SYS_close_range, n, ~0U, 0) < 0)
-        child_exit(125); /* never exec the supervisor holding the caller's other fds */
+    for (int i = 0; i < n; i++) {
+        long rc = SYS3(SYS_dup3, tmp[i], i, i == n - 1 ? O_CLOEXEC : 0);
+        if (rc < 0)
+            child_exit(ASB_CHILD_EXIT_FDS + (int)(-rc & 31));
+    }
+    long cr = SYS3(SYS_close_range, n, ~0U, 0);
+    if (cr < 0) /* never exec the supervisor holding the caller's other fds */
+        child_exit(ASB_CHILD_EXIT_FDS + (int)(-cr & 31));
     /* The supervisor's own image gets ASLR and no real-time class whatever the caller runs
      * with (setarch -R, SCHED_FIFO): both are per task, so the caller keeps its own. The
      * supervisor resets the rest, and again these, for everything it starts (inherited.c). */
@@ -106,8 +109,8 @@ child_main(const asb_child_args_t *a)
     }
     char *const argv[] = {"asb-supervisor", NULL};
     char *const envp[] = {NULL};
-    child_sys(SYS_execveat, n - 1, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH);
-    child_exit(125);
+    long e = child_sys(SYS_execveat, n - 1, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH);
+    child_exit(ASB_CHILD_EXIT_EXEC + (int)(-e & 63));
 }
 
 long asb_child_spawn(struct clone_args *ca, const asb_child_args_t *a, asb_child_t *child)

@@ -17,6 +17,11 @@
 #include <sys/types.h>
 
 #define ASB_CHILD_FDS (6 + ASB_MAX_FILES_IN + 1) /* + the code file */
+/* The child's exit status when it fails before the supervisor runs, with the errno added:
+ * moving its fds (< 32), exec'ing the supervisor (< 64). The supervisor itself exits 125 on any
+ * failure before its attestation, so the host can tell these apart and name the cause. */
+#define ASB_CHILD_EXIT_FDS 160
+#define ASB_CHILD_EXIT_EXEC 192
 
 typedef struct asb_child_args {
     /* Become fds 0..n-1 of the supervisor, the last one being the supervisor binary (exec'd

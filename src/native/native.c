@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -725,6 +726,37 @@ static void reap_stale(native_run_t *r)
 
 /* Until the supervisor has built the sandbox and its workload process has attested (or it
  * failed): a prepared sandbox is complete, nothing of it is left to do when a job comes. */
+/* The supervisor ended before its attestation, with nothing said: why, from its wait status
+ * (left to be reaped by run_cleanup). Every such run was "the supervisor ended before its
+ * attestation" whatever the cause (QA finding: a noexec mount, a truncated binary, a small
+ * stack or file size limit of the caller, a full fd table). */
+static int early_end(native_run_t *r, asb_error_t *err)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    if (waitid((idtype_t)P_PIDFD, (id_t)r->pidfd, &si, WEXITED | WNOWAIT | __WALL) < 0)
+        return asb_err(err, -EIO, "the supervisor ended before its attestation");
+    int st = si.si_status;
+    if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) {
+        struct rlimit rl;
+        char hint[160] = "";
+        if (st == SIGSEGV && getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(hint, sizeof(hint), " (the caller's RLIMIT_STACK soft limit is %llu KiB)",
+                     (unsigned long long)rl.rlim_cur / 1024);
+        const char *name = sigdescr_np(st); /* thread-safe, unlike strsignal */
+        return asb_err(err, -EIO, "the supervisor died of signal %d (%s) before its attestation%s",
+                       st, name ? name : "?", hint);
+    }
+    if (si.si_code == CLD_EXITED && st >= ASB_CHILD_EXIT_EXEC)
+        return asb_err(err, -EIO, "cannot execute the supervisor binary: %s%s",
+                       strerror(st - ASB_CHILD_EXIT_EXEC),
+                       st - ASB_CHILD_EXIT_EXEC == EACCES ? " (on a noexec mount?)" : "");
+    if (si.si_code == CLD_EXITED && st >= ASB_CHILD_EXIT_FDS)
+        return asb_err(err, -EIO, "cannot hand the supervisor its descriptors: %s",
+                       strerror(st - ASB_CHILD_EXIT_FDS));
+    return asb_err(err, -EIO, "the supervisor ended (status %d) before its attestation", st);
+}
+
 static int wait_attested(native_run_t *r, asb_error_t *err)
 {
     double deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
@@ -758,7 +790,7 @@ static int wait_attested(native_run_t *r, asb_error_t *err)
     if (r->sup_error)
         return asb_err(err, -EIO, "%s", r->sup_error);
     if (!r->pending_attest)
-        return asb_err(err, -EIO, "the supervisor ended before its attestation");
+        return early_end(r, err);
     return 0;
 }
 

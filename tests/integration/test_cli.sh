@@ -126,6 +126,24 @@ done
 chmod 755 "$TMP/open"
 expect_rc "the same supervisor once its directory is root's alone runs" 0 \
     env ASB_SUPERVISOR="$TMP/sup.link" "$CLI" run --code 'pass'
+# A supervisor that cannot start is named with its cause, not "ended before its attestation"
+# (QA finding, session 19): on a noexec mount, and truncated past its ELF header.
+if command -v unshare >/dev/null; then
+    mkdir "$TMP/nx"
+    unshare -m --propagation private sh -c 'mount -t tmpfs -o noexec,mode=755 none "$1" &&
+        cp "$2" "$1/asb-supervisor" && ASB_SUPERVISOR="$1/asb-supervisor" exec "$3" run --code pass' \
+        sh "$TMP/nx" "$sup" "$CLI" </dev/null >/dev/null 2>"$TMP/err"
+    rc=$?
+    [[ $rc == 125 ]] && grep -q "cannot execute the supervisor binary: Permission denied" "$TMP/err" &&
+        pass "a supervisor on a noexec mount is named as such" ||
+        fail "noexec supervisor: exit $rc, $(head -c 300 "$TMP/err")"
+fi
+head -c 4000 "$sup" >"$TMP/sup.short" && chmod 755 "$TMP/sup.short"
+expect_rc "refusal: a truncated supervisor is 125" 125 env ASB_SUPERVISOR="$TMP/sup.short" \
+    "$CLI" run --code 'pass'
+grep -q "cannot execute the supervisor binary\|died of signal" "$TMP/err" &&
+    pass "a truncated supervisor: says why ($(head -n1 "$TMP/err" | cut -c1-120))" ||
+    fail "truncated supervisor: $(head -c 300 "$TMP/err")"
 
 # --file-out ../x must be refused before anything runs: a subprocess run would leave a marker.
 marker="$TMP/ran-$RANDOM$RANDOM"
