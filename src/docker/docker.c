@@ -318,7 +318,13 @@ static void event_loop(drun_t *r)
     double setup_deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
     double run_deadline = 0, give_up = 0;
     bool drained_late = false;
-    unsigned char buf[65536];
+    enum { BUF = 65536 };
+    unsigned char *buf = malloc(BUF); /* not on a caller thread's stack (io/capture.c) */
+    if (!buf) {
+        r->protocol_error = true; /* no verdict can be reached: a sandbox_error */
+        backstop_kill(r);
+        return;
+    }
     while (!r->eof) {
         double t = now_s();
         if (r->released && run_deadline == 0)
@@ -334,7 +340,7 @@ static void event_loop(drun_t *r)
              * the run was a sandbox_error after 68 s). */
             if (!drained_late) {
                 drained_late = true;
-                if (!drain_now(r, buf, sizeof(buf)))
+                if (!drain_now(r, buf, BUF))
                     break;
                 continue;
             }
@@ -347,7 +353,7 @@ static void event_loop(drun_t *r)
         pump_stdin(r);
         struct pollfd p = {.fd = asb_docker_attach_fd(r->att),
                            .events = POLLIN | (r->stdin_live ? POLLOUT : 0)};
-        long got = asb_docker_attach_read(r->att, buf, sizeof(buf));
+        long got = asb_docker_attach_read(r->att, buf, BUF);
         if (got == -EAGAIN) {
             int pr = poll(&p, 1, (int)((deadline - t) * 1000) + 1);
             if (pr < 0 && errno != EINTR)
@@ -365,6 +371,7 @@ static void event_loop(drun_t *r)
             r->stdin_live = false;
         }
     }
+    free(buf);
 }
 
 /* After the stream ended: the container's own state (exit code, OOMKilled), once it stopped. */

@@ -16,20 +16,25 @@
 
 static int write_fd_content(const asb_dl_t *dl, struct archive *a, int fd, size_t len)
 {
-    unsigned char buf[65536];
+    enum { CHUNK = 65536 };
+    unsigned char *buf = malloc(CHUNK); /* not on a caller thread's stack (io/capture.c) */
+    if (!buf)
+        return -ENOMEM;
     size_t done = 0;
+    int rc = 0;
     while (done < len) {
-        size_t want = len - done < sizeof(buf) ? len - done : sizeof(buf);
+        size_t want = len - done < CHUNK ? len - done : CHUNK;
         ssize_t r = pread(fd, buf, want, (off_t)done);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            return -EIO; /* the file shrank: never send a silently short copy */
-        if (dl->archive_write_data(a, buf, (size_t)r) != r)
-            return -EIO;
+        if (r <= 0 || dl->archive_write_data(a, buf, (size_t)r) != r) {
+            rc = -EIO; /* the file shrank: never send a silently short copy */
+            break;
+        }
         done += (size_t)r;
     }
-    return 0;
+    free(buf);
+    return rc;
 }
 
 int asb_docker_tar_build(const char *const *dirs, size_t n_dirs, const asb_tar_in_t *files,

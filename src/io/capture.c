@@ -82,25 +82,35 @@ void asb_capbuf_free(asb_capbuf_t *b)
 
 int asb_capture_drain(int fd, asb_capbuf_t *b, asb_error_t *err)
 {
-    unsigned char chunk[CAPTURE_READ_CHUNK];
+    /* On the heap: the library runs on its caller's threads, whose stacks may be 64 KiB (QA
+     * finding: a 64 KiB chunk here and in file_in.c overflowed such a thread's stack). */
+    unsigned char *chunk = malloc(CAPTURE_READ_CHUNK);
+    if (!chunk)
+        return asb_err_sys(err, ENOMEM, "capture: buffer");
     size_t budget = ASB_CAPTURE_DRAIN_BUDGET;
+    int rc = 0;
     while (budget > 0) {
-        size_t want = budget < sizeof(chunk) ? budget : sizeof(chunk);
+        size_t want = budget < CAPTURE_READ_CHUNK ? budget : CAPTURE_READ_CHUNK;
         ssize_t n = read(fd, chunk, want);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return 0;
-            return asb_err_sys(err, errno, "capture: read");
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                rc = asb_err_sys(err, errno, "capture: read");
+            break;
         }
-        if (n == 0)
-            return 1;
+        if (n == 0) {
+            rc = 1;
+            break;
+        }
         /* Past the limit the bytes are still read (the writer must not block on a full pipe
          * while the harness decides to kill it) but only counted. */
-        if (asb_capbuf_append(b, chunk, (size_t)n) < 0)
-            return asb_err_sys(err, ENOMEM, "capture: buffer");
+        if (asb_capbuf_append(b, chunk, (size_t)n) < 0) {
+            rc = asb_err_sys(err, ENOMEM, "capture: buffer");
+            break;
+        }
         budget -= (size_t)n;
     }
-    return 0;
+    free(chunk);
+    return rc;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <linux/magic.h>
@@ -154,10 +155,15 @@ int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t 
         close(m);
         return rc;
     }
-    unsigned char buf[65536];
+    unsigned char *buf = malloc(COPY_RW_CHUNK); /* not on a caller thread's stack (capture.c) */
+    if (!buf) {
+        close(in);
+        close(m);
+        return asb_err_sys(err, ENOMEM, "file-in '%s': buffer", shown);
+    }
     uint64_t total = 0;
     for (;;) {
-        ssize_t n = read(in, buf, sizeof(buf));
+        ssize_t n = read(in, buf, COPY_RW_CHUNK);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN) {
@@ -179,6 +185,7 @@ int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t 
         if ((rc = write_all(m, buf, (size_t)n, err)) < 0)
             break;
     }
+    free(buf);
     close(in);
     if (rc == 0 &&
         (fcntl(m, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
@@ -214,16 +221,17 @@ static int write_all(int out, const unsigned char *buf, size_t n, asb_error_t *e
 /* One read and its full write. Returns bytes copied (0 at EOF) or a negative code. */
 static ssize_t copy_chunk_rw(int in, int out, size_t want, asb_error_t *err)
 {
-    unsigned char buf[COPY_RW_CHUNK];
-    if (want > sizeof(buf))
-        want = sizeof(buf);
+    unsigned char *buf = malloc(COPY_RW_CHUNK); /* not on a caller thread's stack (capture.c) */
+    if (!buf)
+        return asb_err_sys(err, ENOMEM, "copy: buffer");
+    if (want > COPY_RW_CHUNK)
+        want = COPY_RW_CHUNK;
     ssize_t n;
     do {
         n = read(in, buf, want);
     } while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return asb_err_sys(err, errno, "copy: read");
-    int rc = write_all(out, buf, (size_t)n, err);
+    int rc = n < 0 ? asb_err_sys(err, errno, "copy: read") : write_all(out, buf, (size_t)n, err);
+    free(buf);
     return rc < 0 ? rc : n;
 }
 
