@@ -90,6 +90,14 @@ int sup_reset_inherited(asb_error_t *err)
     long merge = (long)prctl(68 /* PR_GET_MEMORY_MERGE */, 0, 0, 0, 0);
     if (merge > 0 && prctl(67 /* PR_SET_MEMORY_MERGE */, 0, 0, 0, 0) < 0)
         return asb_err_sys(err, errno, "leave the caller's KSM page sharing");
+    /* Nor the caller's I/O flusher flag (a userspace block or FUSE server's: PF_MEMALLOC_NOIO
+     * and PF_LOCAL_THROTTLE change how the kernel reclaims and throttles for the process), which
+     * survives fork and exec too (red-team note, session 19). Reading and clearing it need
+     * CAP_SYS_RESOURCE, which the native supervisor has at this point; in a container, where the
+     * runtime started us and nothing of a caller's reaches us, EPERM leaves it. */
+    long flusher = (long)prctl(58 /* PR_GET_IO_FLUSHER */, 0, 0, 0, 0);
+    if (flusher > 0 && prctl(57 /* PR_SET_IO_FLUSHER */, 0, 0, 0, 0) < 0)
+        return asb_err_sys(err, errno, "leave the caller's I/O flusher state");
     /* And no way back to either: no real-time priority, no nice value below the current one. */
     struct rlimit zero = {0, 0};
     if (setrlimit(RLIMIT_RTPRIO, &zero) < 0 || setrlimit(RLIMIT_NICE, &zero) < 0)
