@@ -183,7 +183,7 @@ typedef struct asb_attestation {
     long long rlimit_fsize;      /* soft = hard, in bytes; -1 unlimited, -2 soft and hard differ */
     long long rlimit_nofile;     /* the same for RLIMIT_NOFILE */
     long long rlimit_core;       /* the same for RLIMIT_CORE: 0 */
-    long long rlimit_sigpending; /* RLIMIT_SIGPENDING: 128 */
+    long long rlimit_sigpending; /* RLIMIT_SIGPENDING: at most 128 */
     long long rlimit_msgqueue;   /* RLIMIT_MSGQUEUE: 0 */
     int groups;                  /* supplementary groups other than its own gid: 0 */
     unsigned workspace_mount;    /* ASB_MOUNT_* bits of the workspace's mount (its cwd) */

@@ -53,6 +53,9 @@ typedef struct run_args {
     unsigned char *code, *stdin_data;
     bool json;
     bool docker; /* the backend the plan chose (--backend docker, or a docker-* profile) */
+    /* validate failed for want of host resources (memory, fds, I/O), not for what was asked:
+     * exit 125, not 2 (QA finding: ENOMEM while planning was called a usage error). */
+    bool host_failure;
 } run_args_t;
 
 static const char *need(int argc, char **argv, int *i)
@@ -68,7 +71,7 @@ static const char *need(int argc, char **argv, int *i)
  * errors (exit 2), found before anything runs; 125 is for failures of the run itself (red-team
  * finding). So are files in that cannot be read as regular files (missing, a FIFO, a directory,
  * a /proc pseudo-file, too large); the run opens them again itself. */
-static int validate(const asb_config_t *c, bool *docker)
+static int validate(const asb_config_t *c, bool *docker, bool *host_failure)
 {
     asb_plan_t check;
     asb_error_t verr;
@@ -83,6 +86,7 @@ static int validate(const asb_config_t *c, bool *docker)
     }
     asb_plan_free(&check);
     if (rc < 0) {
+        *host_failure = rc == -ENOMEM || rc == -EMFILE || rc == -ENFILE || rc == -EIO;
         cli_error("%s", verr.message);
         return -1;
     }
@@ -263,7 +267,7 @@ static int parse(int argc, char **argv, run_args_t *a)
     c->files_out = a->files_out;
     c->env = a->env;
     /* Before stdin is read (it may wait for a writer until the timeout). */
-    if (validate(c, &a->docker) < 0)
+    if (validate(c, &a->docker, &a->host_failure) < 0)
         return -1;
     if (c->docker_image && !a->docker) {
         cli_error("--image applies to the docker backend only (add --backend docker)");
@@ -364,7 +368,7 @@ int cli_run(int argc, char **argv)
     asb_config_init(&a.cfg);
     int rc = parse(argc, argv, &a);
     if (rc < 0) {
-        rc = CLI_EXIT_USAGE;
+        rc = a.host_failure ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
         goto out;
     }
     if (a.cfg.profile && strcmp(a.cfg.profile, "subprocess") == 0)

@@ -84,6 +84,33 @@ static bool swap_active(void)
     return asb_cgroup_parse_swaps_active(buf, len);
 }
 
+/* Does /proc/self/cgroup list a v1 hierarchy with the cpuacct controller ("N:cpu,cpuacct:/")?
+ * The kernel lists its hierarchies there whether or not this mount namespace mounts them. */
+static bool kernel_has_v1_cpuacct(void)
+{
+    char self[4096];
+    size_t len;
+    if (asb_cgroup_fs_read_at(AT_FDCWD, "/proc/self/cgroup", self, sizeof(self), &len) < 0)
+        return false;
+    for (char *line = self, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2 || c1 == line || (c1 - line == 1 && line[0] == '0'))
+            continue; /* malformed, or the v2 line */
+        *c2 = '\0';
+        for (char *tok = c1 + 1, *comma; tok; tok = comma ? comma + 1 : NULL) {
+            comma = strchr(tok, ',');
+            if (comma)
+                *comma = '\0';
+            if (strcmp(tok, "cpuacct") == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* A v2 swap limit file exists only in non-root cgroups whose parent enabled memory. Look where one
  * may already be: our parent directory (a previous run made it), then the caller's own cgroup. */
 static void probe_v2_swap(asb_cgroup_host_t *host)
@@ -184,6 +211,11 @@ int asb_cgroup_detect(asb_cgroup_host_t *host, asb_error_t *err)
     for (size_t i = 0; i < m.n_v1; i++)
         v1 |= m.v1[i].controllers;
     unsigned v1_missing = ASB_CGROUP_CTRL_REQUIRED & ~v1;
+    /* cpuacct too when the kernel has a v1 hierarchy of it: a run's membership is checked in
+     * every such hierarchy (cgroup.c asb_cgroup_has_pid), and one that is not mounted made every
+     * run fail blaming the supervisor's membership (QA finding, session 19). */
+    if (!(v1 & ASB_CGROUP_CTRL_CPUACCT) && kernel_has_v1_cpuacct())
+        v1_missing |= ASB_CGROUP_CTRL_CPUACCT;
     if (v1_missing) {
         char names[64];
         asb_cgroup_controller_names(v1_missing, names, sizeof(names));

@@ -727,6 +727,28 @@ if grep -q '^docker: skipped' <<<"$cout" &&
 else
     fail "cleanup without an engine: $(tr '\n' '|' <<<"$cout")"
 fi
+# Host faults named for what they are (QA findings, session 19): out of memory while planning
+# is a failure of the tool (125), not a usage error (2); a caller's lower pending-signals limit
+# is kept as a cap, not a refusal; an unmounted v1 cpuacct hierarchy is named at detection.
+(ulimit -v 3900 && exec "$CLI" run --json -- /bin/echo hi) </dev/null >/dev/null 2>"$TMP/err"
+rc=$?
+[[ $rc == 125 ]] && grep -q "Cannot allocate memory" "$TMP/err" &&
+    pass "out of memory while planning is exit 125" || fail "ENOMEM planning: exit $rc, $(head -c 200 "$TMP/err")"
+(ulimit -i 1 && exec "$CLI" run --json --code 'import resource; print(resource.getrlimit(resource.RLIMIT_SIGPENDING)[1])') \
+    </dev/null >"$TMP/out" 2>"$TMP/err"
+if $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["status"] == "completed" and d["stdout"] == "1\n" and d["attestation"]["rlimit_sigpending"] == 1 else 1)' "$TMP/out"; then
+    pass "a caller's RLIMIT_SIGPENDING of 1 is kept (a cap) and attested"
+else
+    fail "pending signals cap: $(head -c 300 "$TMP/out") $(head -c 200 "$TMP/err")"
+fi
+if [[ -d /sys/fs/cgroup/cpuacct ]] && grep -q '^[1-9][0-9]*:[^:]*cpuacct' /proc/self/cgroup && command -v unshare >/dev/null; then
+    unshare -m --propagation private sh -c 'umount -l /sys/fs/cgroup/cpuacct 2>/dev/null ||
+        umount -l /sys/fs/cgroup/cpu,cpuacct; exec "$1" run --code pass' sh "$CLI" </dev/null >/dev/null 2>"$TMP/err"
+    rc=$?
+    [[ $rc == 125 ]] && grep -q "cpuacct" "$TMP/err" && ! grep -q "not in the run's cgroup" "$TMP/err" &&
+        pass "an unmounted cpuacct hierarchy is named at detection" ||
+        fail "cpuacct unmounted: exit $rc, $(head -c 300 "$TMP/err")"
+fi
 # cleanup that cannot look does not say "nothing to clean up": a SIGKILLed run's leftovers,
 # then cleanup with the cgroups hidden (a tmpfs over them) and /run read-only, in a private
 # mount namespace, as a service under ProtectSystem=strict sees them (QA finding, session 19:

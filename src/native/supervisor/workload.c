@@ -104,7 +104,14 @@ int sup_set_shared_limits(asb_error_t *err)
     struct rlimit core = {0, 0};
     if (setrlimit(RLIMIT_CORE, &core) < 0)
         return asb_err_sys(err, errno, "RLIMIT_CORE");
-    struct rlimit sigpending = {ASB_SANDBOX_SIGPENDING, ASB_SANDBOX_SIGPENDING};
+    /* A cap, like RLIMIT_MEMLOCK below: a caller's lower hard limit is stricter and stays (QA
+     * finding: `ulimit -i 0` refused every run with a bare "Operation not permitted"). */
+    struct rlimit sigpending;
+    if (getrlimit(RLIMIT_SIGPENDING, &sigpending) < 0)
+        return asb_err_sys(err, errno, "RLIMIT_SIGPENDING");
+    if (sigpending.rlim_max > ASB_SANDBOX_SIGPENDING)
+        sigpending.rlim_max = ASB_SANDBOX_SIGPENDING;
+    sigpending.rlim_cur = sigpending.rlim_max;
     if (setrlimit(RLIMIT_SIGPENDING, &sigpending) < 0)
         return asb_err_sys(err, errno, "RLIMIT_SIGPENDING");
     struct rlimit msgq = {0, 0}; /* POSIX message queues: host-wide memory, no workload need */
