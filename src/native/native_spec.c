@@ -331,7 +331,9 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
      * filter, and says -1. */
     if (strcmp(plan->backend, "native") == 0) {
         long mine = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
-        bool no_keys = mine < 0 && errno == ENOSYS;
+        /* No keys here (ENOSYS), or a filter over the caller, and so over the workload, refuses
+         * keyctl (EPERM): no keyring reaches it, and it says 0. */
+        bool no_keys = mine < 0 && (errno == ENOSYS || errno == EPERM);
         if (no_keys ? kr != 0 : (kr <= 0 || kr == mine))
             append(why, sizeof(why), "%s%s want one of its own, not %lld, got %lld",
                    "session keyring", (long long)mine, (long long)kr);
