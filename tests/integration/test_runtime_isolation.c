@@ -6,6 +6,10 @@
 #include "rt_common.h"
 
 #include <linux/keyctl.h>
+#include <stddef.h>
+#include <sys/wait.h>
+#include <linux/seccomp.h>
+#include <linux/filter.h>
 #include <sys/syscall.h>
 
 #include <linux/capability.h>
@@ -704,6 +708,39 @@ static void test_caller_session_keyring_not_inherited(void **state)
     syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
 }
 
+/* A caller under a filter that refuses keyctl (a systemd service's ~@keyring) passes it on:
+ * the workload cannot join a keyring of its own, and needs none, the caller's keys being out
+ * of its reach by the same filter. The run goes on and attests keyring 0. */
+static void test_caller_filter_refusing_keyctl(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_keyctl, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+            _exit(2); /* root with CAP_SYS_ADMIN needs no no_new_privs */
+        asb_result_t r;
+        int rc = rt_run_code("hardened", 0, "print('ran')\n", NULL, 0, &r);
+        bool ok = rc == 0 && r.status == ASB_STATUS_COMPLETED && rt_bytes_has(&r.out, "ran") &&
+                  r.attestation.session_keyring == 0;
+        if (!ok)
+            rt_dump("caller filter refusing keyctl", &r);
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_hardened_no_exec_of_written_code(void **state)
 {
     (void)state;
@@ -1273,6 +1310,7 @@ int main(void)
         RT_TEST(test_hardened_refuses_namespace_syscalls),
         RT_TEST(test_hardened_no_exec_of_written_code),
         RT_TEST(test_caller_session_keyring_not_inherited),
+        RT_TEST(test_caller_filter_refusing_keyctl),
         RT_TEST(test_hardened_no_exec_of_written_files),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),
