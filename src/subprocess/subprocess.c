@@ -234,7 +234,7 @@ int asb_subprocess_run(const asb_plan_t *plan, asb_result_t *res, asb_error_t *e
          * fails says so on the exec pipe: the run is a sandbox_error, never the program's 125. */
         int hx = fcntl(execp[1], F_DUPFD_CLOEXEC, 10);
         if (hx < 0)
-            _exit(125);
+            child_setup_failed(execp[1], errno); /* still where it was: nothing moved yet */
         int hin = fcntl(stdin_fd, F_DUPFD_CLOEXEC, 10), hout = fcntl(outp[1], F_DUPFD_CLOEXEC, 10),
             herr = fcntl(errp[1], F_DUPFD_CLOEXEC, 10), hdir = fcntl(dirfd, F_DUPFD_CLOEXEC, 10);
         if (hin < 0 || hout < 0 || herr < 0 || hdir < 0 || dup2(hin, 0) < 0 || dup2(hout, 1) < 0 ||
