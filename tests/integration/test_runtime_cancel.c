@@ -276,17 +276,6 @@ static void test_cancel_refused_where_it_cannot_hold(void **state)
     close(opath);
 }
 
-static int n_open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    assert_non_null(d);
-    int n = 0;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
 typedef struct caller {
     asb_pool_t *pool; /* NULL: asb_run */
     const char *profile;
@@ -330,7 +319,7 @@ static void test_pthread_cancel_of_the_caller(void **state)
         /* The pool's prepared sandbox holds fds of its own: count with it in place. */
         while (asb_pool_ready(pool) < 1)
             usleep(10000);
-        int fds_before = n_open_fds();
+        int fds_before = rt_count_open_fds();
         caller_t c = {.pool = pooled ? pool : NULL, .profile = profiles[i]};
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, caller_main, &c), 0);
@@ -347,7 +336,7 @@ static void test_pthread_cancel_of_the_caller(void **state)
         if (pooled) /* the pool's thread removes a finished run's sandbox: let it */
             while (asb_pool_ready(pool) < 1)
                 usleep(10000);
-        assert_int_equal(n_open_fds(), fds_before);
+        assert_int_equal(rt_count_open_fds(), fds_before);
     }
     asb_pool_free(pool);
     assert_int_equal(rt_count_our_processes(true), 0);

@@ -507,17 +507,6 @@ static void test_pool_releases_mount_namespaces(void **state)
     asb_pool_free(pool);
 }
 
-static int open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    assert_non_null(d);
-    int n = 0;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
 /* A pool's sandboxes hold descriptors in the caller's table: measured against the constant
  * the size check uses, and a size that would take more than half of the soft limit is refused
  * (QA finding, session 19: a pool of 16 under 256 left the caller's own open() failing). */
@@ -528,12 +517,12 @@ static void test_pool_fd_budget(void **state)
     asb_config_init(&tmpl);
     tmpl.profile = "hardened";
     asb_error_t err;
-    int before = open_fds();
+    int before = rt_count_open_fds();
     asb_pool_t *pool = NULL;
     assert_int_equal(asb_pool_new(&tmpl, 4, &pool, &err), 0);
     while (asb_pool_ready(pool) < 4)
         usleep(10000);
-    int per = (open_fds() - before + 3) / 4;
+    int per = (rt_count_open_fds() - before + 3) / 4;
     print_message("  %d descriptors per prepared sandbox (budgeted %u)\n", per,
                   ASB_POOL_FDS_PER_SANDBOX);
     assert_true(per <= (int)ASB_POOL_FDS_PER_SANDBOX);
