@@ -335,6 +335,20 @@ static int pool_run(asb_pool_t *pool, const asb_config_t *cfg, asb_result_t *res
         asb_native_sandbox_t *remains = NULL;
         if (rc == 0)
             rc = asb_native_run_prepared(sb, &plan, res, err, &remains);
+        if (rc == -ESTALE && res->prepared) {
+            /* The prepared sandbox ended (killed, its workload gone) after it was taken and
+             * before the job reached it: nothing of the job ran, so it runs in a sandbox of its
+             * own, as when none is ready. Only then: a job that was handed over is never run
+             * twice. */
+            asb_result_free(res);
+            asb_result_init(res);
+            asb_run_fill_header(res, &plan);
+            asb_err_clear(err);
+            sb = NULL;
+            rc = asb_native_prepare(&plan, &sb, err);
+            if (rc == 0)
+                rc = asb_native_run_prepared(sb, &plan, res, err, &remains);
+        }
         pthread_mutex_lock(&pool->mu);
         pool->in_flight--;
         if (remains && pool->n_linger < POOL_LINGER) {

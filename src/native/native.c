@@ -81,6 +81,7 @@ struct native_run {
     char *sup_error;
     bool ids_granted, attested, released, backstop_fired, sup_exited, reaped;
     bool cancelled;       /* the caller cancelled the job: everything was killed */
+    bool lost_before_job; /* a prepared sandbox ended before it could be handed its job */
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
     int sup_status;       /* wait status of the supervisor */
 };
@@ -489,6 +490,9 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
             if (send_job(r, &jerr) == 0) {
                 r->released = true;
             } else {
+                /* The supervisor is gone: the job never reached it. */
+                r->lost_before_job =
+                    jerr.code == -EPIPE || jerr.code == -ECONNRESET || jerr.code == -ECONNREFUSED;
                 if (!r->sup_error)
                     r->sup_error = strdup(jerr.message);
                 send_packet(r->ctl[0], "abort");
@@ -888,11 +892,24 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
         rc = asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began");
     if (rc < 0)
         goto out; /* the sandbox is removed unused */
+    /* A prepared sandbox that ended since the pool looked at it (killed, its workload gone)
+     * never gets the job: what ran nowhere may run in a fresh sandbox (asb_pool_run). */
+    if (remains && !asb_native_alive(r))
+        r->lost_before_job = true;
+    if (r->lost_before_job) {
+        rc = asb_err(err, -ESTALE, "the prepared sandbox ended before its job was handed over");
+        goto out;
+    }
     json_t *att = r->pending_attest;
     r->pending_attest = NULL;
     handle_message(r, att, -1); /* checks it; only a valid one sends the job */
     json_decref(att);
     event_loop(r);
+    if (remains && r->lost_before_job && !r->released) {
+        rc = asb_err(err, -ESTALE, "the prepared sandbox ended before its job was handed over%s%s",
+                     r->sup_error ? ": " : "", r->sup_error ? r->sup_error : "");
+        goto out;
+    }
     if (r->cancelled) {
         asb_capbuf_take(&r->cap_out, &res->out);
         asb_capbuf_take(&r->cap_err, &res->err);

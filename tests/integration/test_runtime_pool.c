@@ -291,6 +291,104 @@ static void test_pool_dead_sandbox_not_used(void **state)
     asb_pool_free(pool);
 }
 
+/* Does this process hold a memfd named `name` (the library's copy of a file in)? */
+static bool holds_memfd(const char *name)
+{
+    char want[64];
+    snprintf(want, sizeof(want), "/memfd:%s", name);
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        char path[300], target[128];
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, target, sizeof(target) - 1);
+        if (n > 0) {
+            target[n] = 0;
+            found = strncmp(target, want, strlen(want)) == 0;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+typedef struct killer {
+    pid_t victim;
+    bool killed_while_copying;
+} killer_t;
+
+/* Kill the prepared supervisor while the run copies its files in: after the pool took the
+ * sandbox (and found it alive), before the job is handed over. */
+static void *killer_main(void *arg)
+{
+    killer_t *k = arg;
+    double end = rt_now() + 20.0;
+    while (rt_now() < end && !holds_memfd("file-in"))
+        usleep(200);
+    k->killed_while_copying = holds_memfd("file-in") && kill(k->victim, SIGKILL) == 0;
+    return NULL;
+}
+
+/* A prepared sandbox that ends between the pool's look at it and the hand-over of the job
+ * (review finding: the run was a sandbox_error): nothing of the job ran, so the job runs in a
+ * fresh sandbox with every control, and the result says it was not prepared. */
+static void test_pool_sandbox_ends_before_hand_over(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 1);
+    char dir[] = "/tmp/asb-pooltest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    /* Three files of 12 MiB: copying them keeps the window open for milliseconds. */
+    asb_file_in_t fin[3];
+    char *paths[3];
+    static const char *const names[] = {"a.bin", "b.bin", "c.bin"};
+    for (int i = 0; i < 3; i++) {
+        paths[i] = rt_fmt("%s/%s", dir, names[i]);
+        int fd = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(ftruncate(fd, 12 * 1024 * 1024), 0);
+        close(fd);
+        fin[i] = (asb_file_in_t){.host_path = paths[i], .name = names[i]};
+    }
+    for (int round = 0; round < 3; round++) {
+        wait_ready(pool, 1);
+        pid_t sup[4];
+        assert_int_equal(children_of(getpid(), sup, 4), 1);
+        killer_t k = {.victim = sup[0]};
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, killer_main, &k), 0);
+        asb_config_t c;
+        asb_config_init(&c);
+        c.profile = "hardened";
+        c.code = "import os\nprint(sum(os.path.getsize(n) for n in ('a.bin', 'b.bin', 'c.bin')))\n";
+        c.interpreter = RT_PY;
+        c.files_in = fin, c.n_files_in = 3;
+        c.limits.timeout_s = 20;
+        asb_result_t r;
+        asb_error_t err;
+        memset(&err, 0, sizeof(err));
+        int rc = asb_pool_run(pool, &c, &r, &err);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        if (rc != 0 || r.status != ASB_STATUS_COMPLETED)
+            rt_dump("a prepared sandbox killed before the hand-over", &r);
+        assert_true(k.killed_while_copying);
+        assert_int_equal(rc, 0);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_false(r.prepared);
+        assert_true(r.attestation.valid);
+        assert_true(rt_bytes_eq(&r.out, "37748736\n"));
+        asb_result_free(&r);
+    }
+    asb_pool_free(pool);
+    for (int i = 0; i < 3; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+    rmdir(dir);
+}
+
 /* The host's source of "/" (e.g. /dev/vda), from our own mount table. */
 static char *host_root_source(void)
 {
@@ -553,6 +651,7 @@ int main(void)
         RT_TEST(test_pool_files_and_limits),
         RT_TEST(test_pool_refuses_mismatch),
         RT_TEST(test_pool_dead_sandbox_not_used),
+        RT_TEST(test_pool_sandbox_ends_before_hand_over),
         RT_TEST(test_pool_threads),
         RT_TEST(test_pool_sandboxes_share_nothing),
         RT_TEST(test_pool_program_policy_is_normal),
