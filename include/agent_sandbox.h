@@ -45,6 +45,11 @@ typedef struct asb_limits {
     uint64_t nofile;         /* RLIMIT_NOFILE */
     uint64_t file_in_bytes;  /* cap per file copied in */
     uint64_t file_out_bytes; /* cap per file read out */
+    /* Disk reads, per block device of the host (cgroup io / v1 blkio throttling): what a run may
+     * take from the disk itself when it misses the page cache (O_DIRECT, or files rereading more
+     * than its memory limit keeps cached). baseline and hardened only. */
+    uint64_t io_read_bps;  /* bytes per second */
+    uint64_t io_read_iops; /* read operations per second */
 } asb_limits_t;
 
 typedef struct asb_file_in {
@@ -208,6 +213,7 @@ typedef struct asb_result {
     double cpu_time_s;
     long max_rss_kb;
     uint64_t memory_peak_bytes; /* from the cgroup, 0 when not measured */
+    uint64_t io_read_bytes; /* read from the host's disks, from the cgroup; 0 when not measured */
     /* The run's memory reached its limit at least once (the cgroup's own counters; false when
      * not measured): the kernel reclaimed then, and killed only if that failed. A timeout with
      * it may be a program that spent its time at the limit (page cache dropped and read

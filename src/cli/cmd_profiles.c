@@ -65,6 +65,10 @@ static void print_human(json_t *o)
         print_limit("file size", json_integer_value(json_object_get(l, "fsize_bytes")), 1048576,
                     " MiB");
         print_limit("open files", json_integer_value(json_object_get(l, "nofile")), 1, "");
+        print_limit("disk read", json_integer_value(json_object_get(l, "io_read_bps")), 1048576,
+                    " MiB/s");
+        print_limit("disk read ops", json_integer_value(json_object_get(l, "io_read_iops")), 1,
+                    "/s");
         printf(", output %lld B/stream\n\n",
                json_integer_value(json_object_get(l, "output_bytes")));
     }

@@ -20,6 +20,7 @@ static void usage(FILE *f)
             "                         [--code-name NAME]\n"
             "                         [--stdin-file F] [--interpreter PATH] [--timeout S]\n"
             "                         [--memory MiB] [--pids N] [--cpus X] [--output-limit BYTES]\n"
+            "                         [--io-read-mbps MiB/s] [--io-read-iops N]\n"
             "                         [--file-in HOST_PATH[:NAME]]... [--file-out NAME]...\n"
             "                         [--exec-in HOST_PATH[:NAME]]...\n"
             "                         [--file-in-limit BYTES] [--file-out-limit BYTES]\n"
@@ -37,6 +38,8 @@ static void usage(FILE *f)
             "file in is at most 16 MiB and each file out 1 MiB unless --file-in-limit /\n"
             "--file-out-limit say otherwise (at most 1 GiB and 256 MiB; the workspace's own\n"
             "size still applies).\n"
+            "--io-read-mbps and --io-read-iops cap what the run reads from each host disk\n"
+            "(baseline: 128 MiB/s and 2000/s, hardened: 64 MiB/s and 1000/s).\n"
             "Without --stdin-file the program's stdin is this process's stdin when it is not a\n"
             "terminal (it must end within the timeout), else empty.\n"
             "Exit status: the program's own when completed, 124 timeout, 137 killed, OOM or\n"
@@ -121,11 +124,28 @@ static int parse(int argc, char **argv, run_args_t *a)
             cli_error("run: unexpected argument '%s' (put the command after --)", arg);
             return -1;
         }
-        static const char *const value_opts[] = {
-            "--profile",       "--backend",        "--code",    "--file",        "--stdin-file",
-            "--timeout",       "--memory",         "--pids",    "--cpus",        "--output-limit",
-            "--file-in",       "--file-out",       "--env",     "--interpreter", "--image",
-            "--file-in-limit", "--file-out-limit", "--exec-in", "--code-name",   NULL};
+        static const char *const value_opts[] = {"--profile",
+                                                 "--backend",
+                                                 "--code",
+                                                 "--file",
+                                                 "--stdin-file",
+                                                 "--timeout",
+                                                 "--memory",
+                                                 "--pids",
+                                                 "--cpus",
+                                                 "--output-limit",
+                                                 "--file-in",
+                                                 "--file-out",
+                                                 "--env",
+                                                 "--interpreter",
+                                                 "--image",
+                                                 "--file-in-limit",
+                                                 "--file-out-limit",
+                                                 "--exec-in",
+                                                 "--code-name",
+                                                 "--io-read-mbps",
+                                                 "--io-read-iops",
+                                                 NULL};
         if (!cli_value_option("run", arg, value_opts))
             return -1;
         if (!(v = need(argc, argv, &i)))
@@ -167,6 +187,15 @@ static int parse(int argc, char **argv, run_args_t *a)
             if (cli_parse_double(arg, v, 0.01, 1024, &d) < 0)
                 return -1;
             c->limits.cpus = d;
+        } else if (strcmp(arg, "--io-read-mbps") == 0) {
+            if (cli_parse_u64(arg, v, ASB_MIN_IO_READ_BPS / ASB_MIB, ASB_MAX_IO_READ_BPS / ASB_MIB,
+                              &u) < 0)
+                return -1;
+            c->limits.io_read_bps = u * ASB_MIB;
+        } else if (strcmp(arg, "--io-read-iops") == 0) {
+            if (cli_parse_u64(arg, v, ASB_MIN_IO_READ_IOPS, ASB_MAX_IO_READ_IOPS, &u) < 0)
+                return -1;
+            c->limits.io_read_iops = u;
         } else if (strcmp(arg, "--output-limit") == 0) {
             if (cli_parse_u64(arg, v, 1, ASB_MAX_OUTPUT_BYTES, &u) < 0)
                 return -1;

@@ -159,6 +159,16 @@ static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
                  h->cg_ok ? asb_cgroup_version_name(h->cg.version) : h->cg_error);
         json_array_append_new(
             c, control("cgroup_limits", json_boolean(p->cgroup), !p->cgroup || h->cg_ok, note));
+        if (p->cgroup) {
+            bool io = h->cg_ok && (h->cg.controllers & ASB_CGROUP_CTRL_IO);
+            snprintf(note, sizeof(note), "%s",
+                     !h->cg_ok ? h->cg_error
+                     : io      ? (h->cg.version == ASB_CGROUP_V2 ? "cgroup v2 io.max"
+                                                                 : "cgroup v1 blkio throttle")
+                               : "no io (v1 blkio) controller mounted");
+            json_array_append_new(
+                c, control("disk_read_limit", json_string("per block device"), io, note));
+        }
     }
     bool all = true;
     for (size_t i = 0; i < json_array_size(c); i++)

@@ -97,11 +97,13 @@ json_t *asb_json_base64(const unsigned char *buf, size_t len)
 
 json_t *asb_limits_json(const asb_limits_t *l)
 {
-    return json_pack("{s:f, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}", "timeout_s", l->timeout_s,
-                     "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
-                     "cpus", l->cpus, "output_bytes", (json_int_t)l->output_bytes, "fsize_bytes",
-                     (json_int_t)l->fsize_bytes, "nofile", (json_int_t)l->nofile, "file_in_bytes",
-                     (json_int_t)l->file_in_bytes, "file_out_bytes", (json_int_t)l->file_out_bytes);
+    return json_pack("{s:f, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_s",
+                     l->timeout_s, "memory_bytes", (json_int_t)l->memory_bytes, "pids",
+                     (json_int_t)l->pids, "cpus", l->cpus, "output_bytes",
+                     (json_int_t)l->output_bytes, "fsize_bytes", (json_int_t)l->fsize_bytes,
+                     "nofile", (json_int_t)l->nofile, "file_in_bytes", (json_int_t)l->file_in_bytes,
+                     "file_out_bytes", (json_int_t)l->file_out_bytes, "io_read_bps",
+                     (json_int_t)l->io_read_bps, "io_read_iops", (json_int_t)l->io_read_iops);
 }
 
 /* "nosuid,nodev,noexec" (ro first when read-only): the ASB_MOUNT_* bits of an attestation. */
@@ -251,6 +253,7 @@ json_t *asb_result_json(const asb_result_t *res)
     PUT(o, "cpu_time_s", json_real(res->cpu_time_s));
     PUT(o, "max_rss_kb", json_integer(res->max_rss_kb));
     PUT(o, "memory_peak_bytes", json_integer((json_int_t)res->memory_peak_bytes));
+    PUT(o, "io_read_bytes", json_integer((json_int_t)res->io_read_bytes));
     PUT(o, "memory_limit_reached", json_boolean(res->memory_limit_reached));
     PUT(o, "timed_out", json_boolean(res->timed_out));
     PUT(o, "out_of_memory", json_boolean(res->out_of_memory));

@@ -37,6 +37,10 @@
  * every file of the host, and other sandboxes and non-root host processes got ENFILE (red-team
  * finding, session 14). Now one run holds at most pids x 1024 (~1 M, THREAT_MODEL). */
 #define ASB_BASELINE_NOFILE 1024
+/* Disk reads per block device (cgroup io / v1 blkio): the disk here does ~1.6 GB/s and
+ * ~14,000 reads/s of 4 KiB; a cold python start reads ~18 MB in ~330 operations. */
+#define ASB_BASELINE_IO_READ_BPS (128 * ASB_MIB)
+#define ASB_BASELINE_IO_READ_IOPS 2000
 #define ASB_BASELINE_WORKSPACE_BYTES (256 * ASB_MIB)
 #define ASB_BASELINE_TMP_BYTES (256 * ASB_MIB)
 
@@ -46,6 +50,8 @@
 #define ASB_HARDENED_CPUS 1.0
 #define ASB_HARDENED_FSIZE_BYTES (16 * ASB_MIB)
 #define ASB_HARDENED_NOFILE 256
+#define ASB_HARDENED_IO_READ_BPS (64 * ASB_MIB)
+#define ASB_HARDENED_IO_READ_IOPS 1000
 #define ASB_HARDENED_WORKSPACE_BYTES (64 * ASB_MIB)
 #define ASB_HARDENED_TMP_BYTES (16 * ASB_MIB)
 #define ASB_HARDENED_UID 65534
@@ -139,10 +145,13 @@
 #define ASB_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 /* cgroups (src/native/cgroup*.c). */
-#define ASB_CGROUP_PATH_MAX 512         /* any cgroup directory path we build, with its NUL */
-#define ASB_CGROUP_RUN_ID_MAX 64        /* the run id part of a cgroup name */
-#define ASB_CGROUP_MAX_HIERARCHIES 4    /* v1: memory, pids, cpu, cpuacct (fewer when co-mounted) */
-#define ASB_CGROUP_CPU_PERIOD_US 100000 /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
+#define ASB_CGROUP_PATH_MAX 512  /* any cgroup directory path we build, with its NUL */
+#define ASB_CGROUP_RUN_ID_MAX 64 /* the run id part of a cgroup name */
+#define ASB_CGROUP_MAX_HIERARCHIES                                                                 \
+    5                                 /* v1: memory, pids, cpu, cpuacct, blkio (fewer co-mounted)  \
+                                       */
+#define ASB_CGROUP_MAX_IO_DEVICES 256 /* block devices a run's disk reads are throttled on */
+#define ASB_CGROUP_CPU_PERIOD_US 100000  /* CFS bandwidth period (cpu.max / cpu.cfs_period_us) */
 #define ASB_CGROUP_CPU_MIN_QUOTA_US 1000 /* the kernel refuses quotas below 1 ms */
 #define ASB_MIN_CALLER_NOFILE                                                                      \
     64 /* a run's own descriptors: a soft RLIMIT_NOFILE below is refused */
@@ -151,6 +160,10 @@
 #define ASB_MAX_PIDS (1ull << 22)         /* PID_MAX_LIMIT on 64-bit */
 #define ASB_MAX_NOFILE (1ull << 20)       /* fs.nr_open's default */
 #define ASB_MAX_FSIZE_BYTES (1ull << 50)  /* 1 PiB: below RLIM_INFINITY, above any disk here */
+#define ASB_MIN_IO_READ_BPS (1ull << 20)  /* below 1 MiB/s a program may not even load */
+#define ASB_MIN_IO_READ_IOPS 16ull
+#define ASB_MAX_IO_READ_BPS (1ull << 40) /* 1 TiB/s: "as fast as the disk", still a number */
+#define ASB_MAX_IO_READ_IOPS (1ull << 30)
 #define ASB_CGROUP_DRAIN_TIMEOUT_MS                                                                \
     2000                              /* destroy/reap: how long to wait for killed tasks to go     \
                                        */

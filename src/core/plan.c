@@ -248,6 +248,20 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
     if (req->fsize_bytes > ASB_MAX_FSIZE_BYTES)
         return asb_err(err, -EINVAL, "file size limit above %llu bytes",
                        (unsigned long long)ASB_MAX_FSIZE_BYTES);
+    if (req->io_read_bps &&
+        (req->io_read_bps < ASB_MIN_IO_READ_BPS || req->io_read_bps > ASB_MAX_IO_READ_BPS))
+        return asb_err(err, -EINVAL,
+                       "disk read limit must be 0 (the profile's) or between %llu and %llu bytes "
+                       "per second",
+                       (unsigned long long)ASB_MIN_IO_READ_BPS,
+                       (unsigned long long)ASB_MAX_IO_READ_BPS);
+    if (req->io_read_iops &&
+        (req->io_read_iops < ASB_MIN_IO_READ_IOPS || req->io_read_iops > ASB_MAX_IO_READ_IOPS))
+        return asb_err(err, -EINVAL,
+                       "disk read operations limit must be 0 (the profile's) or between %llu and "
+                       "%llu per second",
+                       (unsigned long long)ASB_MIN_IO_READ_IOPS,
+                       (unsigned long long)ASB_MAX_IO_READ_IOPS);
     if (req->pids == 1)
         return asb_err(err, -EINVAL,
                        "pids limit 1 leaves no room for the program: the limit "
@@ -282,6 +296,8 @@ static int resolve_limits(const asb_limits_t *req, const asb_limits_t *def, asb_
     TAKE(nofile)
     TAKE(file_in_bytes)
     TAKE(file_out_bytes)
+    TAKE(io_read_bps)
+    TAKE(io_read_iops)
 #undef TAKE
     return 0;
 }
@@ -574,12 +590,13 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
      * 200 MB allocation "completed" under --memory 64). Refused, never claimed. */
     if (!prof->sandboxed) {
         const asb_limits_t *q = &cfg->limits;
-        const char *which = q->memory_bytes  ? "memory"
-                            : q->pids        ? "pids"
-                            : q->cpus > 0    ? "cpus"
-                            : q->fsize_bytes ? "file size (RLIMIT_FSIZE)"
-                            : q->nofile      ? "open files (RLIMIT_NOFILE)"
-                                             : NULL;
+        const char *which = q->memory_bytes                     ? "memory"
+                            : q->pids                           ? "pids"
+                            : q->cpus > 0                       ? "cpus"
+                            : q->fsize_bytes                    ? "file size (RLIMIT_FSIZE)"
+                            : q->nofile                         ? "open files (RLIMIT_NOFILE)"
+                            : q->io_read_bps || q->io_read_iops ? "disk read"
+                                                                : NULL;
         if (which)
             return asb_err(err, -EINVAL,
                            "profile subprocess enforces no %s limit (it runs on the host, it is "
@@ -589,6 +606,16 @@ int asb_plan_build(const asb_config_t *cfg, asb_plan_t *plan, asb_error_t *err)
     plan->requested = cfg->limits;
     if ((rc = resolve_limits(&cfg->limits, &prof->defaults, &plan->limits, err)) < 0)
         return rc;
+    /* The docker backend sets no disk read limit (the engine wants device paths of its own
+     * host): not claimed in the record, and refused when asked for. */
+    if (strcmp(plan->backend, "docker") == 0) {
+        if (cfg->limits.io_read_bps || cfg->limits.io_read_iops)
+            return asb_err(err, -EINVAL,
+                           "the docker backend enforces no disk read limit: use the native "
+                           "backend for one");
+        plan->limits.io_read_bps = 0;
+        plan->limits.io_read_iops = 0;
+    }
     if ((rc = build_argv(cfg, plan, err)) < 0 || (rc = build_env(cfg, prof, plan, err)) < 0 ||
         (rc = build_files(cfg, plan, err)) < 0 || (rc = build_cancel(cfg, plan, err)) < 0)
         return rc;

@@ -246,6 +246,9 @@ static const char *mismatch(const asb_plan_t *t, const asb_plan_t *j)
         return "file size limit";
     if (t->limits.nofile != j->limits.nofile)
         return "open files limit";
+    if (t->limits.io_read_bps != j->limits.io_read_bps ||
+        t->limits.io_read_iops != j->limits.io_read_iops)
+        return "disk read limit";
     return NULL;
 }
 

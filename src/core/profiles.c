@@ -65,7 +65,9 @@ static const asb_profile_t PROFILES[] = {
                      .output_bytes = ASB_DEFAULT_OUTPUT_BYTES,
                      .nofile = ASB_BASELINE_NOFILE,
                      .file_in_bytes = ASB_DEFAULT_FILE_IN_BYTES,
-                     .file_out_bytes = ASB_DEFAULT_FILE_OUT_BYTES},
+                     .file_out_bytes = ASB_DEFAULT_FILE_OUT_BYTES,
+                     .io_read_bps = ASB_BASELINE_IO_READ_BPS,
+                     .io_read_iops = ASB_BASELINE_IO_READ_IOPS},
     },
     {
         .name = "hardened",
@@ -102,7 +104,9 @@ static const asb_profile_t PROFILES[] = {
                      .fsize_bytes = ASB_HARDENED_FSIZE_BYTES,
                      .nofile = ASB_HARDENED_NOFILE,
                      .file_in_bytes = ASB_DEFAULT_FILE_IN_BYTES,
-                     .file_out_bytes = ASB_DEFAULT_FILE_OUT_BYTES},
+                     .file_out_bytes = ASB_DEFAULT_FILE_OUT_BYTES,
+                     .io_read_bps = ASB_HARDENED_IO_READ_BPS,
+                     .io_read_iops = ASB_HARDENED_IO_READ_IOPS},
     },
 };
 

@@ -50,7 +50,7 @@ typedef struct asb_profile {
      * has. Not in hardened: a pty's line disciplines (TIOCSETD) are kernel surface of their own
      * (n_gsm, n_hdlc), and TIOCSTI is why a terminal is dangerous to share at all. */
     bool devpts;
-    bool cgroup;   /* memory (no swap), pids, cpu limits */
+    bool cgroup;   /* memory (no swap), pids, cpu and disk read limits */
     long uid, gid; /* inside; -1 = unchanged */
     asb_limits_t defaults;
 } asb_profile_t;

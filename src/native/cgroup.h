@@ -50,7 +50,9 @@ typedef struct asb_cgroup_host {
 } asb_cgroup_host_t;
 
 /* Find the hierarchies: v2 when a cgroup2 mount has memory, pids and cpu available; else v1 when
- * memory, pids and cpu hierarchies are mounted (cpuacct is used for CPU time when present). Fails
+ * memory, pids and cpu hierarchies are mounted (cpuacct is used for CPU time when present; io,
+ * v1 blkio, for disk reads when present: a run that asks for a disk limit without it is refused
+ * by asb_cgroup_create). Fails
  * with a message naming what is missing. */
 int asb_cgroup_detect(asb_cgroup_host_t *host, asb_error_t *err);
 
@@ -67,6 +69,10 @@ typedef struct asb_cgroup_limits {
     uint64_t memory_bytes; /* memory limit; swap is always limited to 0 when memory is limited */
     uint64_t pids;         /* pids.max */
     double cpus;           /* CPU bandwidth in CPUs (0.5 = half of one CPU) */
+    /* Disk reads per block device (v2 io.max rbps/riops, v1 blkio.throttle.read_*_device), on
+     * every block device with media the host lists when the cgroup is made. */
+    uint64_t io_read_bps;
+    uint64_t io_read_iops;
 } asb_cgroup_limits_t;
 
 typedef struct asb_cgroup_dir {
@@ -129,6 +135,7 @@ typedef struct asb_cgroup_stats {
     bool memory_limit_reached;
     uint64_t cpu_usage_ns; /* 0 when no cpu accounting is available */
     uint64_t pids_current;
+    uint64_t io_read_bytes; /* read from block devices (0 without the io controller) */
 } asb_cgroup_stats_t;
 
 /* Read the counters. They are kernel-maintained: nothing the workload says or writes changes them.

@@ -156,7 +156,8 @@ int asb_cgroup_host_init_v2(asb_cgroup_host_t *host, const char *mount, unsigned
     host->n_hierarchies = 1;
     memcpy(host->hierarchies[0].mount, mount, n + 1);
     /* v2 has no cpuacct: cpu.stat's usage is always there. */
-    host->hierarchies[0].controllers = controllers & ASB_CGROUP_CTRL_REQUIRED;
+    host->hierarchies[0].controllers =
+        controllers & (ASB_CGROUP_CTRL_REQUIRED | ASB_CGROUP_CTRL_IO);
     host->controllers = host->hierarchies[0].controllers;
     return 0;
 }

@@ -5,8 +5,10 @@
 #include "core/limits.h"
 #include "native/cgroup_parse.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -288,5 +290,61 @@ int asb_cgroup_fs_remove(int parent_fd, const char *name, bool use_kill_file)
             break;
     }
     close(dir_fd);
+    return rc;
+}
+
+int asb_cgroup_fs_block_devices(unsigned (*devs)[2], size_t max, size_t *n)
+{
+    *n = 0;
+    int fd = open("/sys/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    int rc = 0;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            rc = -errno;
+            break;
+        }
+        if (e->d_name[0] == '.')
+            continue;
+        char path[NAME_MAX + 8], buf[64];
+        size_t len;
+        uint64_t size;
+        snprintf(path, sizeof(path), "%s/size", e->d_name);
+        int r = asb_cgroup_fs_read_at(dirfd(d), path, buf, sizeof(buf), &len);
+        if (r == -ENOENT)
+            continue; /* removed while we looked */
+        if (r < 0 || asb_cgroup_parse_u64(buf, len, &size) < 0) {
+            rc = r < 0 ? r : -EINVAL;
+            break;
+        }
+        if (size == 0)
+            continue; /* no media: nothing to read from */
+        snprintf(path, sizeof(path), "%s/dev", e->d_name);
+        r = asb_cgroup_fs_read_at(dirfd(d), path, buf, sizeof(buf), &len);
+        if (r == -ENOENT)
+            continue;
+        unsigned maj, min;
+        if (r < 0 || asb_cgroup_parse_devnum(buf, len, &maj, &min) < 0) {
+            rc = r < 0 ? r : -EINVAL;
+            break;
+        }
+        if (*n >= max) {
+            rc = -E2BIG;
+            break;
+        }
+        devs[*n][0] = maj;
+        devs[*n][1] = min;
+        (*n)++;
+    }
+    closedir(d);
     return rc;
 }

@@ -19,6 +19,11 @@ int asb_cgroup_fs_write_at(int dirfd, const char *name, const char *data);
 
 int asb_cgroup_fs_read_u64_at(int dirfd, const char *name, uint64_t *out);
 
+/* The block devices with media (size > 0) listed in /sys/block: whole disks, device-mapper and
+ * md devices, loop devices in use; partitions are throttled through their disk. devs[i][0] is
+ * the major, devs[i][1] the minor. 0, or -E2BIG when there are more than max, or -errno. */
+int asb_cgroup_fs_block_devices(unsigned (*devs)[2], size_t max, size_t *n);
+
 /* Field 22 of /proc/<pid>/stat on the host's boot clock (the reader's time-namespace boottime
  * offset taken back out); pid 0 means the calling process. -ENOENT when the process is gone. */
 int asb_cgroup_fs_starttime(pid_t pid, uint64_t *start);

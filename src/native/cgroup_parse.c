@@ -47,6 +47,8 @@ static unsigned controller_bit(span_t name)
         return ASB_CGROUP_CTRL_CPU;
     if (span_eq(name, "cpuacct"))
         return ASB_CGROUP_CTRL_CPUACCT;
+    if (span_eq(name, "blkio") || span_eq(name, "io")) /* v1's name, v2's */
+        return ASB_CGROUP_CTRL_IO;
     return 0;
 }
 
@@ -102,6 +104,71 @@ int asb_cgroup_parse_key_u64(const char *buf, size_t len, const char *key, uint6
         return parse_digits(v, out);
     }
     return -ENOENT;
+}
+
+static int add_u64(uint64_t *sum, uint64_t v)
+{
+    if (*sum > UINT64_MAX - v)
+        return -ERANGE;
+    *sum += v;
+    return 0;
+}
+
+int asb_cgroup_parse_io_read_bytes(const char *buf, size_t len, bool v2, uint64_t *out)
+{
+    uint64_t sum = 0;
+    size_t pos = 0;
+    span_t line;
+    *out = 0;
+    while (next_token(buf, len, &pos, "\n", &line)) {
+        size_t lp = 0;
+        span_t dev, f;
+        unsigned maj, min;
+        /* The last v1 line is a bare "Total N": not a device. */
+        if (!next_token(line.p, line.n, &lp, " ", &dev) ||
+            asb_cgroup_parse_devnum(dev.p, dev.n, &maj, &min) < 0)
+            continue;
+        if (!v2) {
+            span_t v, extra;
+            if (!next_token(line.p, line.n, &lp, " ", &f) || !span_eq(f, "Read"))
+                continue;
+            uint64_t n;
+            if (!next_token(line.p, line.n, &lp, " ", &v) ||
+                next_token(line.p, line.n, &lp, " ", &extra) || parse_digits(v, &n) < 0)
+                return -EINVAL;
+            if (add_u64(&sum, n) < 0)
+                return -ERANGE;
+            continue;
+        }
+        while (next_token(line.p, line.n, &lp, " ", &f)) {
+            if (f.n <= 7 || memcmp(f.p, "rbytes=", 7) != 0)
+                continue;
+            uint64_t n;
+            span_t v = {f.p + 7, f.n - 7};
+            if (parse_digits(v, &n) < 0)
+                return -EINVAL;
+            if (add_u64(&sum, n) < 0)
+                return -ERANGE;
+        }
+    }
+    *out = sum;
+    return 0;
+}
+
+int asb_cgroup_parse_devnum(const char *buf, size_t len, unsigned *major, unsigned *minor)
+{
+    while (len > 0 && buf[len - 1] == '\n')
+        len--;
+    const char *colon = memchr(buf, ':', len);
+    if (!colon)
+        return -EINVAL;
+    span_t a = {buf, (size_t)(colon - buf)}, b = {colon + 1, len - (size_t)(colon - buf) - 1};
+    uint64_t ma, mi;
+    if (parse_digits(a, &ma) < 0 || parse_digits(b, &mi) < 0 || ma > 0xfff || mi > 0xfffff)
+        return -EINVAL;
+    *major = (unsigned)ma;
+    *minor = (unsigned)mi;
+    return 0;
 }
 
 size_t asb_cgroup_parse_pids(const char *buf, size_t len, pid_t *pids, size_t max)
@@ -225,7 +292,8 @@ void asb_cgroup_controller_names(unsigned mask, char *out, size_t size)
     } names[] = {{ASB_CGROUP_CTRL_MEMORY, "memory"},
                  {ASB_CGROUP_CTRL_PIDS, "pids"},
                  {ASB_CGROUP_CTRL_CPU, "cpu"},
-                 {ASB_CGROUP_CTRL_CPUACCT, "cpuacct"}};
+                 {ASB_CGROUP_CTRL_CPUACCT, "cpuacct"},
+                 {ASB_CGROUP_CTRL_IO, "io (v1 blkio)"}};
     size_t used = 0;
     if (size == 0)
         return;

@@ -18,6 +18,7 @@ enum {
     ASB_CGROUP_CTRL_PIDS = 1u << 1,
     ASB_CGROUP_CTRL_CPU = 1u << 2,
     ASB_CGROUP_CTRL_CPUACCT = 1u << 3,
+    ASB_CGROUP_CTRL_IO = 1u << 4, /* v1 "blkio", v2 "io": disk read throttling */
 };
 #define ASB_CGROUP_CTRL_REQUIRED                                                                   \
     (ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS | ASB_CGROUP_CTRL_CPU)
@@ -60,6 +61,14 @@ void asb_cgroup_mounts_scan(asb_cgroup_mounts_t *m, const char *text, size_t len
 
 /* Controller bits named in a space-separated list (cgroup.controllers, cgroup.subtree_control). */
 unsigned asb_cgroup_parse_controllers(const char *buf, size_t len);
+
+/* The bytes a cgroup read from block devices, summed over its devices: v1
+ * blkio.throttle.io_service_bytes ("MAJ:MIN Read N" lines), v2 io.stat ("MAJ:MIN rbytes=N ...").
+ * 0 or -EINVAL (a line that names a device but whose count is not a number) or -ERANGE. */
+int asb_cgroup_parse_io_read_bytes(const char *buf, size_t len, bool v2, uint64_t *out);
+
+/* "MAJ:MIN" (a sysfs `dev` file, optional trailing newline). 0 or -EINVAL. */
+int asb_cgroup_parse_devnum(const char *buf, size_t len, unsigned *major, unsigned *minor);
 
 /* Names of the bits in mask ("memory, pids"), for error messages. */
 void asb_cgroup_controller_names(unsigned mask, char *out, size_t size);

@@ -297,7 +297,9 @@ static int send_cgroup(native_run_t *r, asb_error_t *err)
     if (r->plan->profile.cgroup && !r->cg_created) {
         asb_cgroup_limits_t lim = {.memory_bytes = r->plan->limits.memory_bytes,
                                    .pids = r->plan->limits.pids,
-                                   .cpus = r->plan->limits.cpus};
+                                   .cpus = r->plan->limits.cpus,
+                                   .io_read_bps = r->plan->limits.io_read_bps,
+                                   .io_read_iops = r->plan->limits.io_read_iops};
         if ((rc = asb_cgroup_create(&r->cg, &r->cghost, r->run_id, &lim, err)) < 0)
             return rc;
         r->cg_created = true;
@@ -828,7 +830,9 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, asb_error_t *err)
         /* v2 clones into it, so it comes first; v1 makes it after the clone (send_cgroup). */
         asb_cgroup_limits_t lim = {.memory_bytes = tmpl->limits.memory_bytes,
                                    .pids = tmpl->limits.pids,
-                                   .cpus = tmpl->limits.cpus};
+                                   .cpus = tmpl->limits.cpus,
+                                   .io_read_bps = tmpl->limits.io_read_bps,
+                                   .io_read_iops = tmpl->limits.io_read_iops};
         if (r->cghost.version == ASB_CGROUP_V2 &&
             (rc = asb_cgroup_create(&r->cg, &r->cghost, r->run_id, &lim, err)) < 0)
             return rc;

@@ -35,6 +35,7 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     const asb_cgroup_stats_t *cgs = &ev->cgroup;
     res->out_of_memory = cgs->oom_kills > 0;
     res->memory_peak_bytes = cgs->memory_peak_bytes;
+    res->io_read_bytes = cgs->io_read_bytes;
     res->memory_limit_reached = cgs->memory_limit_reached;
     res->cpu_time_s = (double)cgs->cpu_usage_ns / 1e9;
     bool rep_malformed = rep && asb_exit_report_malformed(rep);

@@ -20,7 +20,7 @@ static void check_mount(const asb_cgroup_mount_t *m)
     must(memchr(m->mount, '\0', sizeof(m->mount)) != NULL, "mount point not terminated");
     must(m->mount[0] == '/', "mount point not absolute");
     unsigned known = ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS | ASB_CGROUP_CTRL_CPU |
-                     ASB_CGROUP_CTRL_CPUACCT;
+                     ASB_CGROUP_CTRL_CPUACCT | ASB_CGROUP_CTRL_IO;
     must((m->controllers & ~known) == 0, "unknown controller bit");
 }
 
@@ -52,6 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)asb_cgroup_parse_key_u64(buf, size, "oom_kill", &v);
     (void)asb_cgroup_parse_stat_starttime(buf, size, &v);
     (void)asb_cgroup_parse_swaps_active(buf, size);
+    (void)asb_cgroup_parse_io_read_bytes(buf, size, false, &v);
+    (void)asb_cgroup_parse_io_read_bytes(buf, size, true, &v);
+    unsigned maj, min;
+    if (asb_cgroup_parse_devnum(buf, size, &maj, &min) == 0)
+        must(maj <= 0xfff && min <= 0xfffff, "device number out of range");
     int64_t boot_ns = 0;
     if (asb_cgroup_parse_timens_boottime(buf, size, &boot_ns) == 0)
         must(boot_ns > -INT64_MAX && boot_ns < INT64_MAX, "boottime offset out of range");

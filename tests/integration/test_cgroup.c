@@ -208,7 +208,7 @@ static void assert_in_cgroup(pid_t pid, const asb_cgroup_t *cg)
     char path[64], buf[4096], want[512];
     snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
     slurp(path, buf, sizeof(buf));
-    static const char *v1_names[] = {"memory", "pids", "cpu", "cpuacct"};
+    static const char *v1_names[] = {"memory", "pids", "cpu", "cpuacct", "blkio"};
     for (size_t i = 0; i < cg->n_dirs; i++) {
         /* "<mount>/<parent>/<name>" appears as "/<parent>/<name>" */
         const char *p = cg->dirs[i].path + strlen(cg->dirs[i].path);
@@ -229,7 +229,7 @@ static void assert_in_cgroup(pid_t pid, const asb_cgroup_t *cg)
             } else {
                 char list[128];
                 snprintf(list, sizeof(list), ",%s,", ctrls);
-                for (unsigned b = 0; b < 4; b++) {
+                for (unsigned b = 0; b < sizeof(v1_names) / sizeof(v1_names[0]); b++) {
                     char tok[32];
                     snprintf(tok, sizeof(tok), ",%s,", v1_names[b]);
                     if ((cg->dirs[i].controllers & (1u << b)) && strstr(list, tok))

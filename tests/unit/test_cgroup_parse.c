@@ -155,9 +155,11 @@ static void test_controllers(void **state)
 {
     (void)state;
     assert_int_equal(asb_cgroup_parse_controllers(S("cpuset cpu io memory hugetlb pids rdma\n")),
-                     ASB_CGROUP_CTRL_CPU | ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS);
+                     ASB_CGROUP_CTRL_CPU | ASB_CGROUP_CTRL_MEMORY | ASB_CGROUP_CTRL_PIDS |
+                         ASB_CGROUP_CTRL_IO);
     assert_int_equal(asb_cgroup_parse_controllers(S("\n")), 0);
-    assert_int_equal(asb_cgroup_parse_controllers(S("cpuset io")), 0);
+    assert_int_equal(asb_cgroup_parse_controllers(S("cpuset io")), ASB_CGROUP_CTRL_IO);
+    assert_int_equal(asb_cgroup_parse_controllers(S("cpuset iox rdma")), 0);
     char names[64];
     asb_cgroup_controller_names(ASB_CGROUP_CTRL_PIDS | ASB_CGROUP_CTRL_CPU, names, sizeof(names));
     assert_string_equal(names, "pids, cpu");
@@ -165,6 +167,49 @@ static void test_controllers(void **state)
 
 /* ---- v2 and v1 control files -------------------------------------------------------------------
  */
+
+/* Disk reads: v1 blkio.throttle.io_service_bytes and v2 io.stat, summed over devices. */
+static void test_io_read_bytes(void **state)
+{
+    (void)state;
+    static const char v1[] = "254:0 Read 1048576\n254:0 Write 4096\n254:0 Sync 0\n"
+                             "254:0 Async 0\n254:0 Discard 0\n254:0 Total 1052672\n"
+                             "8:0 Read 512\n8:0 Write 0\n8:0 Total 512\nTotal 1053184\n";
+    uint64_t v = 99;
+    assert_int_equal(asb_cgroup_parse_io_read_bytes(S(v1), false, &v), 0);
+    assert_int_equal(v, 1048576 + 512);
+    static const char v2[] = "254:0 rbytes=2000 wbytes=7 rios=3 wios=1 dbytes=0 dios=0\n"
+                             "8:16 rbytes=24 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n";
+    assert_int_equal(asb_cgroup_parse_io_read_bytes(S(v2), true, &v), 0);
+    assert_int_equal(v, 2024);
+    /* Nothing read yet: empty files are 0. */
+    assert_int_equal(asb_cgroup_parse_io_read_bytes(S("Total 0\n"), false, &v), 0);
+    assert_int_equal(v, 0);
+    assert_int_equal(asb_cgroup_parse_io_read_bytes(S(""), true, &v), 0);
+    assert_int_equal(v, 0);
+    /* A device line whose count is not a number is an error, not a guess. */
+    assert_int_equal(asb_cgroup_parse_io_read_bytes(S("254:0 Read x\n"), false, &v), -EINVAL);
+    assert_int_equal(asb_cgroup_parse_io_read_bytes(S("254:0 rbytes=-1\n"), true, &v), -EINVAL);
+    assert_int_equal(
+        asb_cgroup_parse_io_read_bytes(S("1:0 Read 18446744073709551615\n2:0 Read 1\n"), false, &v),
+        -ERANGE);
+}
+
+static void test_devnum(void **state)
+{
+    (void)state;
+    unsigned ma = 0, mi = 0;
+    assert_int_equal(asb_cgroup_parse_devnum(S("254:0\n"), &ma, &mi), 0);
+    assert_int_equal(ma, 254);
+    assert_int_equal(mi, 0);
+    assert_int_equal(asb_cgroup_parse_devnum(S("259:1048575"), &ma, &mi), 0);
+    assert_int_equal(mi, 1048575);
+    static const char *const bad[] = {"",      "254",    ":0",        "254:", "a:0",
+                                      "1:2:3", "4096:0", "1:1048576", "-1:0"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (asb_cgroup_parse_devnum(bad[i], strlen(bad[i]), &ma, &mi) != -EINVAL)
+            fail_msg("'%s' accepted", bad[i]);
+}
 
 static void test_memory_events_v2(void **state)
 {
@@ -455,6 +500,8 @@ int main(void)
         cmocka_unit_test(test_mountinfo_outside_cgroup_namespace),
         cmocka_unit_test(test_mountinfo_malformed),
         cmocka_unit_test(test_controllers),
+        cmocka_unit_test(test_io_read_bytes),
+        cmocka_unit_test(test_devnum),
         cmocka_unit_test(test_memory_events_v2),
         cmocka_unit_test(test_oom_control_v1),
         cmocka_unit_test(test_cpu_stat_v2),
