@@ -37,6 +37,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -103,47 +104,133 @@ static void close_fd(int *fd)
     }
 }
 
-/* Open path's file (not following a symlink there) after checking every directory on its
- * resolved path: owned by root or us, and writable by nobody else unless sticky. Whoever could
- * write one of them could put any root-owned program, or an older supervisor, in the
- * supervisor's place, and it would run as host root (review finding: only the file itself was
- * checked, and a symlink at the build path was followed). -1 with errno set: EPERM for a
- * directory that fails the check (*bad_dir names it), else what the walk's calls said. */
-static int open_trusted_path(const char *path, char *bad_dir, size_t bad_len)
+/* Owned by root or us, and writable by nobody else (a directory: unless sticky). */
+static bool trusted_inode(const struct stat *st)
 {
-    char *real = realpath(path, NULL);
-    if (!real)
-        return -1;
-    int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, e = 0;
-    char *rest = real + 1;
+    return (st->st_uid == 0 || st->st_uid == geteuid()) &&
+           (!(st->st_mode & 022) || (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)));
+}
+
+#define TRUST_MAX_LINKS 40
+
+/* Open path's file after checking every directory the walk to it passes through and every
+ * symlink it follows: each owned by root or us, a directory writable by nobody else unless
+ * sticky. Whoever could write one of them could put any root-owned program, or an older
+ * supervisor, in the supervisor's place, and it would run as host root. The path is walked as
+ * given, one component at a time with O_NOFOLLOW from a checked directory: resolving it first
+ * (realpath) followed a symlink planted in a directory others may write without looking at that
+ * directory (review finding, twice). -1 with errno set: EPERM for a place that fails the check
+ * (*bad names it: "directory X" or "symlink X"), else what the walk's calls said. */
+static int open_trusted_path(const char *path, char *bad, size_t bad_len)
+{
+    char todo[8192], shown[4096] = "";
+    if (path[0] == '/') {
+        snprintf(todo, sizeof(todo), "%s", path);
+    } else {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof(cwd)))
+            return -1;
+        snprintf(todo, sizeof(todo), "%s/%s", cwd, path);
+    }
+    int dir = -1, fd = -1, e = 0, links = 0;
+    char *rest = todo;
+    bool restart = true; /* at "/" (the start, or an absolute link) */
     for (;;) {
         struct stat st;
-        if (dir < 0 || fstat(dir, &st) < 0) {
+        if (restart) {
+            if (dir >= 0)
+                close(dir);
+            dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+            if (dir < 0 || fstat(dir, &st) < 0) {
+                e = errno;
+                break;
+            }
+            if (!trusted_inode(&st)) {
+                snprintf(bad, bad_len, "directory /");
+                e = EPERM;
+                break;
+            }
+            shown[0] = '\0';
+            restart = false;
+        }
+        while (*rest == '/')
+            rest++;
+        if (!*rest) {
+            e = EISDIR; /* the path names a directory */
+            break;
+        }
+        char *slash = strchr(rest, '/'), *next = slash ? slash : rest + strlen(rest);
+        size_t clen = (size_t)(next - rest);
+        char comp[NAME_MAX + 1];
+        if (clen > NAME_MAX) {
+            e = ENAMETOOLONG;
+            break;
+        }
+        memcpy(comp, rest, clen);
+        comp[clen] = '\0';
+        while (*next == '/')
+            next++;
+        bool last = !*next;
+        int cur = openat(dir, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (cur < 0 || fstat(cur, &st) < 0) {
+            e = errno;
+            if (cur >= 0)
+                close(cur);
+            break;
+        }
+        char here[4096];
+        snprintf(here, sizeof(here), "%s/%s", shown, comp);
+        if (S_ISLNK(st.st_mode)) {
+            char target[4096];
+            ssize_t n = readlinkat(cur, "", target, sizeof(target) - 1);
+            e = errno;
+            close(cur);
+            if (!(st.st_uid == 0 || st.st_uid == geteuid())) {
+                snprintf(bad, bad_len, "symlink %s", here);
+                e = EPERM;
+                break;
+            }
+            if (n <= 0 || ++links > TRUST_MAX_LINKS) {
+                e = n <= 0 ? e : ELOOP;
+                break;
+            }
+            target[n] = '\0';
+            char joined[sizeof(todo)];
+            int w = snprintf(joined, sizeof(joined), "%s%s%s", target, *next ? "/" : "", next);
+            if (w < 0 || (size_t)w >= sizeof(joined)) {
+                e = ENAMETOOLONG;
+                break;
+            }
+            memcpy(todo, joined, (size_t)w + 1);
+            rest = todo;
+            restart = target[0] == '/';
+            continue;
+        }
+        if (last) {
+            close(cur);
+            /* Only root or we could have swapped it since (its directory passed): no link. */
+            fd = openat(dir, comp, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
             e = errno;
             break;
         }
-        if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
-            ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-            snprintf(bad_dir, bad_len, "%.*s", (int)(rest - real > 1 ? rest - real - 1 : 1), real);
+        if (!S_ISDIR(st.st_mode)) {
+            close(cur);
+            e = ENOTDIR;
+            break;
+        }
+        if (!trusted_inode(&st)) {
+            close(cur);
+            snprintf(bad, bad_len, "directory %s", here);
             e = EPERM;
             break;
         }
-        char *slash = strchr(rest, '/');
-        if (!slash) {
-            fd = openat(dir, rest, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-            e = errno;
-            break;
-        }
-        *slash = '\0';
-        int next = openat(dir, rest, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        *slash = '/';
         close(dir);
-        dir = next;
-        rest = slash + 1;
+        dir = cur;
+        snprintf(shown, sizeof(shown), "%s", here);
+        rest = next;
     }
     if (dir >= 0)
         close(dir);
-    free(real);
     errno = e;
     return fd;
 }
@@ -160,11 +247,10 @@ static int open_supervisor(asb_error_t *err)
             continue;
         /* O_NONBLOCK: a FIFO planted there is refused below instead of hanging every run in
          * open (QA finding); it changes nothing for the regular file exec'd through the fd. */
-        char bad_dir[4096] = "";
+        char bad_dir[4200] = "";
         int fd = open_trusted_path(cands[i], bad_dir, sizeof(bad_dir));
         if (fd < 0 && bad_dir[0] && i != 1)
-            return asb_err(err, -EPERM,
-                           "supervisor %s: directory %s is not root's, or others may write it%s",
+            return asb_err(err, -EPERM, "supervisor %s: %s is not root's, or others may write it%s",
                            cands[i], bad_dir, i == 0 ? " (from ASB_SUPERVISOR)" : "");
         if (fd < 0) {
             /* The build tree's in a directory others can write: not ours to run; the

@@ -124,7 +124,10 @@ grep -q "not an executable ELF file" "$TMP/err" && pass "a script as the supervi
 sup="$(dirname "$CLI")/asb-supervisor"
 mkdir "$TMP/open" && chmod 777 "$TMP/open" && cp "$sup" "$TMP/open/asb-supervisor"
 ln -s "$TMP/open/asb-supervisor" "$TMP/sup.link"
-for cand in "$TMP/open/asb-supervisor" "$TMP/sup.link"; do
+# A symlink planted in that directory, to a good supervisor: the directory it is in counts too
+# (review finding: the path was resolved first and only the target's directories checked).
+ln -s "$sup" "$TMP/open/planted.link"
+for cand in "$TMP/open/asb-supervisor" "$TMP/sup.link" "$TMP/open/planted.link"; do
     expect_rc "refusal: supervisor in a directory others may write is 125 (${cand##*/})" 125 \
         env ASB_SUPERVISOR="$cand" "$CLI" run --code 'pass'
     grep -q "directory $TMP/open is not root's, or others may write it" "$TMP/err" &&
@@ -134,6 +137,21 @@ done
 chmod 755 "$TMP/open"
 expect_rc "the same supervisor once its directory is root's alone runs" 0 \
     env ASB_SUPERVISOR="$TMP/sup.link" "$CLI" run --code 'pass'
+# A symlink that another user owns, in a sticky directory only root owns (as /tmp): refused.
+mkdir "$TMP/sticky" && chmod 1777 "$TMP/sticky" && chmod 711 "$TMP"
+made=no
+command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups \
+    ln -s "$sup" "$TMP/sticky/theirs" 2>/dev/null && made=yes
+chmod 700 "$TMP"
+if [[ $made == yes ]]; then
+    expect_rc "refusal: a symlink another user owns is 125" 125 \
+        env ASB_SUPERVISOR="$TMP/sticky/theirs" "$CLI" run --code 'pass'
+    grep -q "symlink $TMP/sticky/theirs is not root's" "$TMP/err" &&
+        pass "a symlink another user owns is named" ||
+        fail "symlink owned by another user: $(cat "$TMP/err")"
+else
+    echo "SKIP a symlink another user owns: cannot make one as uid 65534 here (no setpriv?)"
+fi
 # A supervisor that cannot start is named with its cause, not "ended before its attestation"
 # (QA finding, session 19): on a noexec mount, and truncated past its ELF header.
 if command -v unshare >/dev/null; then
