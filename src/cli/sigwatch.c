@@ -63,9 +63,22 @@ static double now_s(void)
  * (QA finding). Not XFSZ, which main.c ignores (a write past the caller's RLIMIT_FSIZE fails
  * with EFBIG), nor the signals of a fault of ours (SEGV, BUS, ILL, FPE, TRAP, SYS), which
  * blocking cannot hold. */
-static const int WATCHED[] = {SIGTERM, SIGINT,    SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
-                              SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR,  SIGSTKFLT};
+static const int WATCHED[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
+                              SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGSTKFLT, SIGIO};
 #define N_WATCHED (sizeof(WATCHED) / sizeof(WATCHED[0]))
+
+/* Is sig one whose default action ends us and that comes from outside? WATCHED, and every
+ * real-time signal libc leaves to applications (SIGRTMIN..SIGRTMAX: their default action is to
+ * terminate; review finding: SIGIO and SIGRTMIN left a run behind as USR1 did before). */
+static bool watched_signal(int sig)
+{
+    if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+        return true;
+    for (size_t k = 0; k < N_WATCHED; k++)
+        if (WATCHED[k] == sig)
+            return true;
+    return false;
+}
 
 /* Our child `pid` and its process group (when it leads one: a subprocess run's program; a native
  * run's supervisor stays in ours, and the group call fails with ESRCH), SIGKILLed through a
@@ -204,11 +217,11 @@ static void watchable(sigset_t *set)
     sigset_t blocked;
     sigemptyset(&blocked);
     pthread_sigmask(SIG_BLOCK, NULL, &blocked);
-    for (size_t k = 0; k < N_WATCHED; k++) {
+    for (int sig = 1; sig <= SIGRTMAX; sig++) {
         struct sigaction sa;
-        if (sigaction(WATCHED[k], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
-            sigismember(&blocked, WATCHED[k]) != 1)
-            sigaddset(set, WATCHED[k]);
+        if (watched_signal(sig) && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+            sigismember(&blocked, sig) != 1)
+            sigaddset(set, sig);
     }
 }
 

@@ -26,11 +26,12 @@ import time
 CLI = sys.argv[1]
 # TERM, INT, HUP, and (since session 19, QA finding: they left the run behind) the other
 # signals from outside whose default action ends the CLI.
+# SIGIO and the real-time signals too (review finding, session 20: they left the run behind).
 WATCHED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGALRM,
-           signal.SIGXCPU, signal.SIGPWR)
+           signal.SIGXCPU, signal.SIGPWR, signal.SIGIO, signal.SIGRTMIN, signal.SIGRTMAX)
 RESIST = """import os,signal,time
 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGALRM,
-          signal.SIGXCPU, signal.SIGPWR):
+          signal.SIGXCPU, signal.SIGPWR, signal.SIGIO, signal.SIGRTMIN, signal.SIGRTMAX):
     signal.signal(s, signal.SIG_IGN)
 for i in range(3):
     if os.fork() == 0:
@@ -151,8 +152,15 @@ def report(ok, what):
     fails += not ok
 
 
+def signame(sig):
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
 for sig in WATCHED:
-    name = signal.Signals(sig).name
+    name = signame(sig)
     p, sup, ns = start(RESIST)
     if sup is None:
         report(False, f"{name}: the run never got going")
@@ -173,7 +181,7 @@ for sig in WATCHED:
     report(died_of == sig and sup_gone and after == 0 and orphan is None and cgs and
            not cgs_left and slot is not None and not slot_kept,
            f"{name} to a native run of {before} processes: the CLI died of "
-           f"{signal.Signals(died_of).name if died_of else 'nothing (exit %d)' % os.WEXITSTATUS(status)}"
+           f"{signame(died_of) if died_of else 'nothing (exit %d)' % os.WEXITSTATUS(status)}"
            f" after {ms:.0f} ms; supervisor exited first: {sup_gone}; left in its pid namespace: "
            f"{after}; handed to us: {orphan}; cgroups {len(cgs)} before, {len(cgs_left)} after; "
            f"id slot {slot[0] if slot else None} left: {slot_kept}")
