@@ -63,8 +63,8 @@ static double now_s(void)
  * (QA finding). Not XFSZ, which main.c ignores (a write past the caller's RLIMIT_FSIZE fails
  * with EFBIG), nor the signals of a fault of ours (SEGV, BUS, ILL, FPE, TRAP, SYS), which
  * blocking cannot hold. */
-static const int WATCHED[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
-                              SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR, SIGSTKFLT, SIGIO};
+static const int WATCHED[] = {SIGTERM,   SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
+                              SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR,  SIGSTKFLT, SIGIO};
 #define N_WATCHED (sizeof(WATCHED) / sizeof(WATCHED[0]))
 
 /* Is sig one whose default action ends us and that comes from outside? WATCHED, and every

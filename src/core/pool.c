@@ -191,6 +191,13 @@ static int pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **out, a
         free(p);
         return asb_err_wrap(err, "pool template");
     }
+    /* Its thread writes each sandbox's spec in the caller's name at once: a soft RLIMIT_FSIZE
+     * too low for that is refused now, not a SIGXFSZ later (review finding). */
+    if ((rc = asb_check_caller_fsize(&p->tmpl, err)) < 0) {
+        asb_plan_free(&p->tmpl);
+        free(p);
+        return rc;
+    }
     if (strcmp(p->tmpl.backend, "native") != 0) {
         rc = asb_err(err, -ENOTSUP,
                      "pool: prepared sandboxes are for the native backend (the template asks "

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -161,6 +162,13 @@ int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t 
         close(m);
         return asb_err_sys(err, ENOMEM, "file-in '%s': buffer", shown);
     }
+    /* The copy is written in the caller's name: past its soft RLIMIT_FSIZE the write would
+     * raise SIGXFSZ. asb_run checked the file's size against it, but the file may have grown
+     * since (review finding: a library caller killed mid-run, its cgroup left). */
+    struct rlimit fsz;
+    uint64_t fsize_cap = UINT64_MAX;
+    if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY)
+        fsize_cap = (uint64_t)fsz.rlim_cur;
     uint64_t total = 0;
     for (;;) {
         ssize_t n = read(in, buf, COPY_RW_CHUNK);
@@ -180,6 +188,13 @@ int asb_file_in_snapshot(const char *host_path, uint64_t cap, int *fd, uint64_t 
         total += (uint64_t)n;
         if (total > cap) {
             rc = asb_err(err, -EFBIG, "file-in '%s': larger than %ju bytes", shown, (uintmax_t)cap);
+            break;
+        }
+        if (total > fsize_cap) {
+            rc = asb_err(err, -EFBIG,
+                         "file-in '%s': grew past the caller's RLIMIT_FSIZE soft limit (%ju "
+                         "bytes) while it was copied",
+                         shown, (uintmax_t)fsize_cap);
             break;
         }
         if ((rc = write_all(m, buf, (size_t)n, err)) < 0)

@@ -4,6 +4,7 @@
  * leaves nothing behind. All judged from host-side evidence. Runs as root. */
 #include "rt_common.h"
 #include "core/limits.h"
+#include "io/file_in.h"
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -635,9 +636,56 @@ static void test_pool_fd_budget(void **state)
     assert_int_equal(rc, -EMFILE);
     assert_null(pool);
     assert_non_null(strstr(err.message, "RLIMIT_NOFILE"));
-    assert_int_equal(asb_pool_new(&tmpl, 7, &pool, &err), 0); /* 7 x 17 <= 128 */
+    assert_int_equal(asb_pool_new(&tmpl, 6, &pool, &err), 0); /* 6 x 19 <= 128 */
     asb_pool_free(pool);
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
+/* A caller's soft RLIMIT_FSIZE: a pool it is too low for is refused (its thread writes each
+ * sandbox's spec at once: SIGXFSZ killed the caller before), and a file in that grew past it
+ * since it was sized is refused while copied, never written past it (review findings). In a
+ * child, with SIGXFSZ at its default: a write past the limit would kill it. */
+static void test_pool_caller_fsize(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/asb-pooltest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *big = rt_fmt("%s/big.bin", dir);
+    int fd = open(big, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 2 * 1024 * 1024), 0);
+    close(fd);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_DFL);
+        struct rlimit fs;
+        getrlimit(RLIMIT_FSIZE, &fs);
+        fs.rlim_cur = 0;
+        setrlimit(RLIMIT_FSIZE, &fs);
+        asb_config_t t;
+        asb_config_init(&t);
+        asb_pool_t *pool = NULL;
+        asb_error_t err;
+        if (asb_pool_new(&t, 1, &pool, &err) != -EFBIG || pool)
+            _exit(10);
+        fs.rlim_cur = 1024 * 1024;
+        setrlimit(RLIMIT_FSIZE, &fs);
+        int m = -1;
+        uint64_t size = 0;
+        if (asb_file_in_snapshot(big, 16 * 1024 * 1024, &m, &size, &err) != -EFBIG || m >= 0 ||
+            !strstr(err.message, "RLIMIT_FSIZE"))
+            _exit(11);
+        _exit(0);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("caller child: %s %d", WIFSIGNALED(st) ? "killed by signal" : "exit",
+                 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    unlink(big);
+    rmdir(dir);
+    free(big);
 }
 
 int main(void)
@@ -657,6 +705,7 @@ int main(void)
         RT_TEST(test_pool_program_policy_is_normal),
         RT_TEST(test_pool_releases_mount_namespaces),
         RT_TEST(test_pool_fd_budget),
+        RT_TEST(test_pool_caller_fsize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
