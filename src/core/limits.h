@@ -156,10 +156,11 @@
 #define ASB_MIN_CALLER_NOFILE                                                                      \
     64 /* a run's own descriptors: a soft RLIMIT_NOFILE below is refused */
 #define ASB_MIN_CALLER_FSIZE (1ull << 20) /* a sandbox's setup writes (/etc, the loader cache) */
-#define ASB_POOL_FDS_PER_SANDBOX 19u /* descriptors a prepared sandbox holds (measured: 18 on v1)  \
-                                      */
-#define ASB_MAX_PIDS (1ull << 22)    /* PID_MAX_LIMIT on 64-bit */
-#define ASB_MAX_NOFILE (1ull << 20)  /* fs.nr_open's default */
+#define ASB_POOL_FDS_PER_SANDBOX                                                                   \
+    19u                             /* descriptors a prepared sandbox holds (measured: 18 on v1)   \
+                                     */
+#define ASB_MAX_PIDS (1ull << 22)   /* PID_MAX_LIMIT on 64-bit */
+#define ASB_MAX_NOFILE (1ull << 20) /* fs.nr_open's default */
 #define ASB_MAX_FSIZE_BYTES (1ull << 50) /* 1 PiB: below RLIM_INFINITY, above any disk here */
 #define ASB_MIN_IO_READ_BPS (1ull << 20) /* below 1 MiB/s a program may not even load */
 #define ASB_MIN_IO_READ_IOPS 16ull

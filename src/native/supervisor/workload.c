@@ -438,6 +438,22 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
      * refuses keyctl, the caller's keys included; nothing else refuses this call. */
     if (keyring < 0 && errno != ENOSYS && errno != EPERM)
         fail(att, "error:", "keyctl: cannot join a session keyring of its own", 125);
+    if (keyring < 0 && errno == EPERM) {
+        /* The caller's keyring stays ours then, and add_key and request_key reach it without
+         * keyctl: they must be refused too, as Docker's and systemd's keyring filters do
+         * (review finding: a keyctl-only filter let a weakened run find and plant keys in
+         * the caller's keyring). Probed with an empty key type, which the kernel refuses
+         * with EINVAL before looking at any keyring. */
+        long added = syscall(SYS_add_key, "", "", NULL, 0, 0);
+        int ae = errno;
+        long q = syscall(SYS_request_key, "", "", NULL, 0);
+        int qe = errno;
+        if (!(added < 0 && (ae == EPERM || ae == ENOSYS) && q < 0 && (qe == EPERM || qe == ENOSYS)))
+            fail(att, "error:",
+                 "keyctl is refused to this process but add_key or request_key is not: the "
+                 "caller's session keyring would stay within the workload's reach",
+                 125);
+    }
 
     bool seccomp_done = false;
     if (set_rlimits(spec, &err) < 0)
