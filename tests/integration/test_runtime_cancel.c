@@ -320,7 +320,10 @@ static void test_pthread_cancel_of_the_caller(void **state)
         while (asb_pool_ready(pool) < 1)
             usleep(10000);
         int fds_before = rt_count_open_fds();
-        caller_t c = {.pool = pooled ? pool : NULL, .profile = profiles[i]};
+        /* Not COMPLETED (0) until a run says so (review finding: a zeroed result passed). */
+        caller_t c = {.pool = pooled ? pool : NULL,
+                      .profile = profiles[i],
+                      .res = {.status = ASB_STATUS_SANDBOX_ERROR, .exit_code = -1}};
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, caller_main, &c), 0);
         usleep(300 * 1000);
@@ -332,6 +335,8 @@ static void test_pthread_cancel_of_the_caller(void **state)
                 asb_status_name(c.res.status));
         assert_true(ret == PTHREAD_CANCELED);
         assert_int_equal(c.res.status, ASB_STATUS_COMPLETED);
+        assert_int_equal(c.res.exit_code, 0);
+        assert_true(rt_bytes_has(&c.res.out, "started"));
         asb_result_free(&c.res);
         if (pooled) /* the pool's thread removes a finished run's sandbox: let it */
             while (asb_pool_ready(pool) < 1)
