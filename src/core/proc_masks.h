@@ -16,14 +16,16 @@
  * (sysrq-trigger), the host's log (kmsg), its configuration (config.gz), host-wide activity
  * nobody's program needs (cgroups counted concurrent sandboxes; interrupts, diskstats), and
  * what names the host: its boot command line, disks, devices and consoles, its physical memory
- * and I/O port map (red-team findings).
+ * and I/O port map (red-team findings). locks: each read takes a host-wide lock and walks
+ * every file lock of the host, so a run holding many locks and rereading it stalled every host
+ * process that locks a file (SQLite: 12,443 commits/s to 34; red-team finding, session 20).
  * stat, loadavg and meminfo stay: programs count CPUs and memory with them (THREAT_MODEL.md). */
 static const char *const ASB_PROC_MASK_FILES[] = {
     "kcore",         "kallsyms",    "keys",          "key-users",  "timer_list",   "sched_debug",
     "latency_stats", "timer_stats", "sysrq-trigger", "kmsg",       "kpagecount",   "kpageflags",
     "kpagecgroup",   "config.gz",   "vmallocinfo",   "slabinfo",   "pagetypeinfo", "cgroups",
     "interrupts",    "diskstats",   "cmdline",       "partitions", "misc",         "devices",
-    "consoles",      "iomem",       "ioports"};
+    "consoles",      "iomem",       "ioports",       "locks"};
 #define ASB_PROC_MASK_N_FILES (sizeof(ASB_PROC_MASK_FILES) / sizeof(ASB_PROC_MASK_FILES[0]))
 
 /* Directories: hardware and driver state of the host, host-wide pressure stall counters, the

@@ -33,7 +33,12 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
 {
     const json_t *rep = ev->report;
     const asb_cgroup_stats_t *cgs = &ev->cgroup;
-    res->out_of_memory = cgs->oom_kills > 0;
+    /* An OOM kill counts as the run's own only when the run reached its memory limit: the
+     * cgroup's oom_kill counter also counts the host's OOM killer, which takes sandboxed
+     * processes first (oom_score_adj 1000), so another run's uncharged kernel memory made an
+     * innocent run's record say oom_killed (red-team finding, session 20). */
+    bool host_oom = cgs->oom_kills > 0 && !cgs->memory_limit_reached;
+    res->out_of_memory = cgs->oom_kills > 0 && cgs->memory_limit_reached;
     res->memory_peak_bytes = cgs->memory_peak_bytes;
     res->io_read_bytes = cgs->io_read_bytes;
     res->memory_limit_reached = cgs->memory_limit_reached;
@@ -101,8 +106,13 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
         res->signal = 0;
         return;
     }
+    static const char host_oom_note[] =
+        "the host's OOM killer killed a process of the run (the run's own memory limit was not "
+        "reached)";
     if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
+        if (host_oom)
+            asb_result_set_error(res, host_oom_note);
         return;
     }
     if (!ev->sup_exited) {
@@ -113,7 +123,11 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     }
     if (!rep || sup_signaled) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
-        asb_result_set_error(res, sup_signaled ? "supervisor was killed" : "no exit report");
+        asb_result_set_error(res, host_oom && sup_signaled ? "supervisor was killed by the host's "
+                                                             "OOM killer (the run's own memory "
+                                                             "limit was not reached)"
+                                  : sup_signaled           ? "supervisor was killed"
+                                                           : "no exit report");
         res->exit_code = -1;
         return;
     }

@@ -301,6 +301,11 @@ static int probe_socket_netlink_sock_diag(void)
     return probe_socket_netlink(4 /* NETLINK_SOCK_DIAG */);
 }
 
+static int probe_socket_netlink_connector(void)
+{
+    return probe_socket_netlink(11 /* NETLINK_CONNECTOR */);
+}
+
 static int probe_socket_netlink_uevent(void)
 {
     return probe_socket_netlink(15 /* NETLINK_KOBJECT_UEVENT */);
@@ -865,6 +870,8 @@ static const expect_t COMMON[] = {
      * team, session 19); hardened refuses every netlink family */
     {"socket(AF_NETLINK, NETLINK_SOCK_DIAG)", probe_socket_netlink_sock_diag, REFUSED, EPERM},
     {"socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", probe_socket_netlink_uevent, REFUSED, EPERM},
+    /* and every process event of the host (red team, session 20) */
+    {"socket(AF_NETLINK, NETLINK_CONNECTOR)", probe_socket_netlink_connector, REFUSED, EPERM},
     {"socket(AF_NETLINK, 1<<32 | NETLINK_KOBJECT_UEVENT)", probe_socket_netlink_uevent_high,
      REFUSED, EPERM},
     {"x32 syscall", probe_x32_getpid, REFUSED, ENOSYS},

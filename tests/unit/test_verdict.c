@@ -187,6 +187,7 @@ static void test_precedence(void **state)
                             1, "output_limit", 1);
     asb_native_evidence_t ev = honest(all, 0);
     ev.cgroup.oom_kills = 1;
+    ev.cgroup.memory_limit_reached = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_TIMEOUT);
     assert_true(res.timed_out);
     assert_true(res.out_of_memory);
@@ -201,6 +202,7 @@ static void test_precedence(void **state)
     ev = honest(rep, 0);
     ev.stdout_capped = true; /* the host's own capture, without any report saying so */
     ev.cgroup.oom_kills = 1;
+    ev.cgroup.memory_limit_reached = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OUTPUT_LIMIT);
     assert_true(res.stdout_truncated);
     asb_result_free(&res);
@@ -233,6 +235,7 @@ static void test_oom_only_from_the_cgroup(void **state)
     assert_false(res.out_of_memory);
     asb_result_free(&res);
     ev.cgroup.oom_kills = 1;
+    ev.cgroup.memory_limit_reached = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OOM_KILLED);
     assert_int_equal(res.signal, SIGKILL);
     asb_result_free(&res);
@@ -241,15 +244,34 @@ static void test_oom_only_from_the_cgroup(void **state)
     json_t *k15 = report(-1, SIGTERM);
     ev = honest(k15, 0);
     ev.cgroup.oom_kills = 1;
+    ev.cgroup.memory_limit_reached = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_KILLED);
     assert_int_equal(res.signal, SIGTERM);
     assert_true(res.out_of_memory);
+    asb_result_free(&res);
+
+    /* The host's OOM killer (the count moved, the run never reached its limit): not the run's
+     * OOM, said so (red-team finding, session 20: an innocent run's record said oom_killed). */
+    ev = honest(k9, 0);
+    ev.cgroup.oom_kills = 1;
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_KILLED);
+    assert_false(res.out_of_memory);
+    assert_non_null(res.error);
+    assert_non_null(strstr(res.error, "host's OOM killer"));
+    asb_result_free(&res);
+    ev = honest(NULL, 0);
+    ev.sup_status = SIGKILL;
+    ev.cgroup.oom_kills = 1;
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_SANDBOX_ERROR);
+    assert_false(res.out_of_memory);
+    assert_non_null(strstr(res.error, "host's OOM killer"));
     asb_result_free(&res);
 
     /* cgroup v2's group OOM kill: no report, the supervisor SIGKILLed beside the count. */
     ev = honest(NULL, 0);
     ev.sup_status = SIGKILL;
     ev.cgroup.oom_kills = 1;
+    ev.cgroup.memory_limit_reached = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OOM_KILLED);
     assert_int_equal(res.signal, SIGKILL);
     asb_result_free(&res);

@@ -383,10 +383,12 @@ static const gen_gate_t DOCKER_SOCKOPT_MORE_GATES[] = {
 /* Netlink families that read the host itself when the network namespace is the host's, as
  * baseline's is: NETLINK_SOCK_DIAG dumps every socket of the host with its owner's uid (host
  * services, other sandboxes' connections), NETLINK_KOBJECT_UEVENT delivers the host's device
- * events (red-team finding, session 19). moby allows both: its containers have a network
- * namespace of their own. NETLINK_ROUTE, which getifaddrs() needs, stays. */
-static const uint32_t DOCKER_NETLINK_REFUSED[] = {4 /* NETLINK_SOCK_DIAG */,
-                                                  15 /* NETLINK_KOBJECT_UEVENT */};
+ * events (red-team finding, session 19), NETLINK_CONNECTOR's process events every fork, exec,
+ * id change and exit of the host with its pids and uids (red-team finding, session 20). moby
+ * allows them: its containers have a network namespace of their own. NETLINK_ROUTE, which
+ * getifaddrs() needs, stays. */
+static const uint32_t DOCKER_NETLINK_REFUSED[] = {
+    4 /* NETLINK_SOCK_DIAG */, 11 /* NETLINK_CONNECTOR */, 15 /* NETLINK_KOBJECT_UEVENT */};
 /* (the socket rule is built in policy_build.c, beside its AF_VSOCK refusal) */
 static const gen_arg_refusal_t DOCKER_ARG_REFUSED[] = {
     {.name = "setsockopt",
