@@ -546,6 +546,35 @@ static int probe_socketpair_netlink(void)
     return probe_socketpair(AF_NETLINK); /* the kernel: EOPNOTSUPP, after netlink_create */
 }
 
+/* A write lock on byte 0 of a fresh anonymous file: cmd 37 is F_OFD_SETLK, 6 F_SETLK; high
+ * bits above the int the kernel reads must not get past the filter. */
+static int probe_fcntl_lock(unsigned long cmd)
+{
+    int fd = (int)syscall(SYS_memfd_create, "lock", 0);
+    if (fd < 0)
+        return 200;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    long r = syscall(SYS_fcntl, fd, cmd, &fl);
+    int e = errno;
+    close(fd);
+    return r < 0 ? e : 0;
+}
+
+static int probe_fcntl_ofd_setlk(void)
+{
+    return probe_fcntl_lock(37);
+}
+
+static int probe_fcntl_ofd_setlk_high(void)
+{
+    return probe_fcntl_lock((1ul << 32) | 37);
+}
+
+static int probe_fcntl_setlk(void)
+{
+    return probe_fcntl_lock(F_SETLK);
+}
+
 /* futex on a word of our own: a priority-inheritance lock (free word: the control takes it, 0),
  * the newer PI lock with the private and realtime-clock bits (the control takes it too), and a
  * plain wake (0 everywhere). */
@@ -907,6 +936,8 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_LOCK_PI_PRIVATE)", probe_futex_lock_pi, ALLOWED, 0},
         {"futex(LOCK_PI2|PRIVATE|CLOCK_REALTIME)", probe_futex_lock_pi2_flags, ALLOWED, 0},
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
+        {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, ALLOWED, 0},
+        {"fcntl(F_SETLK)", probe_fcntl_setlk, ALLOWED, 0},
         {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
         {"tee", probe_tee, ALLOWED, 0},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
@@ -1003,6 +1034,11 @@ static void test_hardened_specific(void **state)
         {"futex(FUTEX_LOCK_PI_PRIVATE)", probe_futex_lock_pi, REFUSED, ENOSYS},
         {"futex(LOCK_PI2|PRIVATE|CLOCK_REALTIME)", probe_futex_lock_pi2_flags, REFUSED, ENOSYS},
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
+        /* open-file-description locks: uncharged kernel memory kept past close (red team,
+         * session 20), EINVAL as on a kernel without them; classic locks stay */
+        {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, REFUSED, EINVAL},
+        {"fcntl(1<<32 | F_OFD_SETLK)", probe_fcntl_ofd_setlk_high, REFUSED, EINVAL},
+        {"fcntl(F_SETLK)", probe_fcntl_setlk, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_HARDENED, cases, sizeof(cases) / sizeof(cases[0]));
 }
