@@ -488,6 +488,39 @@ static void on_usr1(int sig)
     usr1_hits++;
 }
 
+/* /proc/locks is empty inside while the host holds a lock (the test's own): each read of the
+ * real one walks every lock of the host under a host-wide lock (red-team finding, session 20).
+ * The sandbox's own lock does not show either: the file is masked, not filtered. */
+static void test_proc_locks_masked(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/asb-locks-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
+    size_t host_len = 0;
+    char *host = rt_read_file("/proc/locks", &host_len);
+    assert_non_null(host);
+    assert_true(host_len > 0); /* the control: our lock is listed on the host */
+    free(host);
+    const char *code = "import fcntl\n"
+                       "f = open('x', 'w'); fcntl.lockf(f, fcntl.LOCK_EX)\n"
+                       "print('locks', len(open('/proc/locks').read()))\n";
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        if (r.status != ASB_STATUS_COMPLETED || !rt_bytes_has(&r.out, "locks 0\n"))
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_has(&r.out, "locks 0\n"));
+        asb_result_free(&r);
+    }
+    close(fd);
+    unlink(path);
+}
+
 static void test_cannot_see_test_pid(void **state)
 {
     (void)state;
@@ -1330,6 +1363,7 @@ int main(void)
         RT_TEST(test_hardened_no_exec_of_written_code),
         RT_TEST(test_caller_session_keyring_not_inherited),
         RT_TEST(test_caller_filter_refusing_keyctl),
+        RT_TEST(test_proc_locks_masked),
         RT_TEST(test_hardened_no_exec_of_written_files),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),
