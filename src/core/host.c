@@ -253,6 +253,30 @@ int asb_preflight(char **json, asb_error_t *err)
                       "vm.overcommit_memory=2: a run's memory limit bounds the pages it uses, "
                       "not the address space it reserves, and reservations count against the "
                       "host-wide CommitLimit (see docs/THREAT_MODEL.md)"));
+    /* Open files: no cgroup counts them, and a mapping keeps a file open after its descriptor
+     * is closed, so a run holds up to about one per 400 B of its memory limit (red-team
+     * finding, session 20: ~315,000 in a default hardened run). */
+    unsigned long long file_max = 0;
+    f = fopen("/proc/sys/fs/file-max", "re");
+    if (f) {
+        if (fscanf(f, "%llu", &file_max) != 1)
+            file_max = 0;
+        fclose(f);
+    }
+    unsigned long long per_baseline = ASB_BASELINE_MEMORY_BYTES / ASB_BYTES_PER_PINNED_FILE;
+    if (file_max && file_max < 4 * per_baseline) {
+        char fm[400];
+        snprintf(fm, sizeof(fm),
+                 "fs.file-max=%llu: a run can hold about one open file per %llu B of its memory "
+                 "limit (mapped files outlive their descriptors), about %llu for hardened and "
+                 "%llu for baseline, so a few concurrent runs can use up the host's table; "
+                 "systemd hosts set it to its maximum (see docs/THREAT_MODEL.md)",
+                 file_max, (unsigned long long)ASB_BYTES_PER_PINNED_FILE,
+                 (unsigned long long)(ASB_HARDENED_MEMORY_BYTES / ASB_BYTES_PER_PINNED_FILE),
+                 per_baseline);
+        json_array_append_new(warnings,
+                              json_pack("{s:s, s:s}", "warning", "small_file_max", "detail", fm));
+    }
     json_t *result = asb_result_json(&res);
     asb_result_free(&res);
     json_t *o = json_pack("{s:b, s:o, s:o, s:o, s:o}", "ok", ok, "host", facts_json(&h), "checks",

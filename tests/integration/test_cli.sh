@@ -445,7 +445,7 @@ if command -v unshare >/dev/null; then
         unshare -m sh -c "mount --make-rprivate / && mount --bind '$TMP/om$v' /proc/sys/vm/overcommit_memory && '$CLI' preflight" \
             </dev/null >"$TMP/pf$v" 2>&1
     done
-    if grep -q "^warn strict_overcommit" "$TMP/pf2" && ! grep -q "^warn" "$TMP/pf0" &&
+    if grep -q "^warn strict_overcommit" "$TMP/pf2" && ! grep -q "^warn strict_overcommit" "$TMP/pf0" &&
         grep -q "^ok   hardened_run" "$TMP/pf2"; then
         pass "preflight warns about strict overcommit, and only then"
     else
@@ -453,6 +453,22 @@ if command -v unshare >/dev/null; then
     fi
 else
     echo "SKIP preflight overcommit warning: no unshare(1)"
+fi
+# ... and about a small fs.file-max, which a few runs' mapped files can use up (red team,
+# session 20), the same way.
+if command -v unshare >/dev/null; then
+    echo 400000 >"$TMP/fm_small"
+    echo 9223372036854775807 >"$TMP/fm_max"
+    for v in small max; do
+        unshare -m sh -c "mount --make-rprivate / && mount --bind '$TMP/fm_$v' /proc/sys/fs/file-max && '$CLI' preflight" \
+            </dev/null >"$TMP/pf_$v" 2>&1
+    done
+    if grep -q "^warn small_file_max.*fs.file-max=400000" "$TMP/pf_small" &&
+        ! grep -q "^warn small_file_max" "$TMP/pf_max"; then
+        pass "preflight warns about a small fs.file-max, and only then"
+    else
+        fail "preflight file-max warning: $(cat "$TMP/pf_small" "$TMP/pf_max")"
+    fi
 fi
 expect_usage "chaos --list twice" "$CLI" chaos --list --list
 expect_usage "chaos --list with another option (it runs nothing)" "$CLI" chaos --list --profiles hardened
