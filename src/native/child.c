@@ -64,6 +64,13 @@ static long child_sys(long n, long a, long b, long c, long d, long e)
 #define SYS1(n, a) child_sys(n, (long)(a), 0, 0, 0, 0)
 #define SYS3(n, a, b, c) child_sys(n, (long)(a), (long)(b), (long)(c), 0, 0)
 
+/* An errno in the room an exit status has for it (1..max); 0 for one beyond (review finding:
+ * ELIBBAD, 80, read as EBUSY after a mask). */
+__attribute__((always_inline)) static inline int errno_code(long e, long max)
+{
+    return e > 0 && e <= max ? (int)e : 0;
+}
+
 __attribute__((noreturn)) static void child_exit(int code)
 {
     for (;;)
@@ -83,7 +90,7 @@ child_main(const asb_child_args_t *a)
     for (int i = 0; i < n; i++) {
         long fd = SYS3(SYS_fcntl, a->fds[i], F_DUPFD_CLOEXEC, high);
         if (fd < 0)
-            child_exit(ASB_CHILD_EXIT_FDS + (int)(-fd & 31));
+            child_exit(ASB_CHILD_EXIT_FDS + errno_code(-fd, 31));
         tmp[i] = (int)fd;
     }
     /* tmp[i] >= high > i: dup3 never sees equal fds. The supervisor binary's fd keeps CLOEXEC:
@@ -91,11 +98,11 @@ child_main(const asb_child_args_t *a)
     for (int i = 0; i < n; i++) {
         long rc = SYS3(SYS_dup3, tmp[i], i, i == n - 1 ? O_CLOEXEC : 0);
         if (rc < 0)
-            child_exit(ASB_CHILD_EXIT_FDS + (int)(-rc & 31));
+            child_exit(ASB_CHILD_EXIT_FDS + errno_code(-rc, 31));
     }
     long cr = SYS3(SYS_close_range, n, ~0U, 0);
     if (cr < 0) /* never exec the supervisor holding the caller's other fds */
-        child_exit(ASB_CHILD_EXIT_FDS + (int)(-cr & 31));
+        child_exit(ASB_CHILD_EXIT_FDS + errno_code(-cr, 31));
     /* The supervisor's own image gets ASLR and no real-time class whatever the caller runs
      * with (setarch -R, SCHED_FIFO): both are per task, so the caller keeps its own. The
      * supervisor resets the rest, and again these, for everything it starts (inherited.c). */
@@ -110,7 +117,7 @@ child_main(const asb_child_args_t *a)
     char *const argv[] = {"asb-supervisor", NULL};
     char *const envp[] = {NULL};
     long e = child_sys(SYS_execveat, n - 1, (long)"", (long)argv, (long)envp, AT_EMPTY_PATH);
-    child_exit(ASB_CHILD_EXIT_EXEC + (int)(-e & 63));
+    child_exit(ASB_CHILD_EXIT_EXEC + errno_code(-e, 63));
 }
 
 long asb_child_spawn(struct clone_args *ca, const asb_child_args_t *a, asb_child_t *child)

@@ -847,13 +847,16 @@ static int early_end(native_run_t *r, asb_error_t *err)
         return asb_err(err, -EIO, "the supervisor died of signal %d (%s) before its attestation%s",
                        st, name ? name : "?", hint);
     }
+    /* 0 in the errno's place: one too large for the exit status to carry. */
     if (si.si_code == CLD_EXITED && st >= ASB_CHILD_EXIT_EXEC)
         return asb_err(err, -EIO, "cannot execute the supervisor binary: %s%s",
-                       strerror(st - ASB_CHILD_EXIT_EXEC),
+                       st == ASB_CHILD_EXIT_EXEC ? "an error numbered above 63"
+                                                 : strerror(st - ASB_CHILD_EXIT_EXEC),
                        st - ASB_CHILD_EXIT_EXEC == EACCES ? " (on a noexec mount?)" : "");
     if (si.si_code == CLD_EXITED && st >= ASB_CHILD_EXIT_FDS)
         return asb_err(err, -EIO, "cannot hand the supervisor its descriptors: %s",
-                       strerror(st - ASB_CHILD_EXIT_FDS));
+                       st == ASB_CHILD_EXIT_FDS ? "an error numbered above 31"
+                                                : strerror(st - ASB_CHILD_EXIT_FDS));
     return asb_err(err, -EIO, "the supervisor ended (status %d) before its attestation", st);
 }
 
