@@ -40,8 +40,10 @@ int main(int argc, char **argv)
      * backend). */
     signal(SIGPIPE, SIG_IGN);
     /* A write past the caller's RLIMIT_FSIZE (the record to a file, a file in) fails with EFBIG
-     * and is reported, instead of killing us with the run half done (QA finding). Every child
-     * of ours sets its signals back to their defaults before it execs. */
+     * and is reported, instead of killing us with the run half done (QA finding). The
+     * sandboxes' processes set their signals back to their defaults before they exec, and so
+     * does the image build's ldd; its one popen(python3) inherits both ignored, which costs it
+     * nothing (it writes one short line to our pipe). */
     signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);

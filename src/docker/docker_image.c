@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,8 +136,18 @@ static int collect_libs(image_build_t *b, const char *elf, char **found, size_t 
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *const argv[] = {"ldd", "--", (char *)elf, NULL};
     char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+    /* SIGPIPE and SIGXFSZ back to their defaults: the CLI ignores both (main.c). */
+    posix_spawnattr_t sa;
+    posix_spawnattr_init(&sa);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    sigaddset(&def, SIGXFSZ);
+    posix_spawnattr_setsigdefault(&sa, &def);
+    posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    int src = posix_spawn(&pid, "/usr/bin/ldd", &fa, NULL, argv, envp);
+    int src = posix_spawn(&pid, "/usr/bin/ldd", &fa, &sa, argv, envp);
+    posix_spawnattr_destroy(&sa);
     posix_spawn_file_actions_destroy(&fa);
     close(p[1]);
     if (src != 0) {
