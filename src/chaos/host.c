@@ -23,6 +23,7 @@
 #include <sys/shm.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -178,10 +179,51 @@ static void plant_cache(asb_chaos_host_t *h, asb_chaos_obs_t *o)
              "no file of the host's /usr/share/common-licenses to cache");
 }
 
+/* Bytes the kernel counted read from a block device (its stat file's third field, sectors of
+ * 512 bytes); -1 when it cannot be read. */
+static int64_t disk_read_bytes(const char *stat_path)
+{
+    char *t = read_text(stat_path, 4096);
+    unsigned long long ios, merges, sectors;
+    int64_t v = t && sscanf(t, "%llu %llu %llu", &ios, &merges, &sectors) == 3
+                    ? (int64_t)(sectors * 512ull)
+                    : -1;
+    free(t);
+    return v;
+}
+
+/* The interpreter's own file (the sandbox sees the host's /usr), on the block device whose
+ * read count the harness takes before and after the run. */
+static void plant_disk(asb_chaos_host_t *h, asb_chaos_obs_t *o)
+{
+    char *real = realpath("/usr/bin/python3", NULL);
+    struct stat st;
+    if (!real || stat(real, &st) < 0 || major(st.st_dev) == 0) {
+        snprintf(o->plant_error, sizeof(o->plant_error),
+                 "/usr/bin/python3 is not on a block device of the host's");
+        free(real);
+        return;
+    }
+    snprintf(o->disk_stat, sizeof(o->disk_stat), "/sys/dev/block/%u:%u/stat", major(st.st_dev),
+             minor(st.st_dev));
+    o->disk_read_before = disk_read_bytes(o->disk_stat);
+    if (o->disk_read_before < 0) {
+        snprintf(o->plant_error, sizeof(o->plant_error), "%s cannot be read", o->disk_stat);
+        o->disk_stat[0] = '\0';
+        free(real);
+        return;
+    }
+    snprintf(o->disk_file, sizeof(o->disk_file), "%s", real);
+    asb_chaos_host_env(h, "READ_FILE", "%s", real);
+    free(real);
+}
+
 static int plant_extras(asb_chaos_host_t *h, asb_chaos_obs_t *o, asb_error_t *err)
 {
     if (h->plant & ASB_CHAOS_PLANT_CACHE)
         plant_cache(h, o);
+    if (h->plant & ASB_CHAOS_PLANT_DISK)
+        plant_disk(h, o);
     char rnd[ASB_CHAOS_SECRET_LEN + 1];
     if (h->plant & ASB_CHAOS_PLANT_VICTIM) {
         char *const argv[] = {"sleep", "30", NULL};
@@ -387,6 +429,8 @@ void asb_chaos_host_observe(asb_chaos_host_t *h, asb_chaos_obs_t *o)
     o->mount_appeared = mounted_at(h->mount_target);
     if (o->cache_file[0])
         o->cache_after = cached_pages(o->cache_file, o->cache_pages, false);
+    if (o->disk_stat[0])
+        o->disk_read_after = disk_read_bytes(o->disk_stat);
     for (int i = 0; i < h->n_cgroup_targets; i++)
         if (lstat(h->cgroup_targets[i], &st) == 0 && !o->cgroup_dirs_created++)
             snprintf(o->cgroup_dir, sizeof(o->cgroup_dir), "%s", h->cgroup_targets[i]);

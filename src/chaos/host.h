@@ -17,6 +17,7 @@ enum {
     ASB_CHAOS_PLANT_SYSRQ = 1u << 4,
     ASB_CHAOS_PLANT_MOUNT = 1u << 5, /* a tmpfs with a random name mounted on the host */
     ASB_CHAOS_PLANT_CACHE = 1u << 6, /* a /usr file the sandbox sees, in the host's page cache */
+    ASB_CHAOS_PLANT_DISK = 1u << 7,  /* a /usr file on a host block device, and its read count */
 };
 
 #define ASB_CHAOS_MAX_CGROUP_TARGETS 8

@@ -786,6 +786,30 @@ static asb_chaos_verdict_t j_page_cache(const asb_chaos_obs_t *o, const asb_resu
                o->cache_after, o->cache_pages, o->cache_file);
 }
 
+/* Reads from the host's disk, counted by the kernel for the device under /usr before and after
+ * the run (the attack runs exclusive): faster than 192 MiB/s over the run is more than any
+ * profile's disk read limit allows (hardened 64 MiB/s, baseline 128); the disk here does
+ * gigabytes a second (red-team measurement, session 19: 13 GB in 9 s before the limit). */
+#define DISK_FLOOD_BPS (192.0 * 1024 * 1024)
+static asb_chaos_verdict_t j_disk(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
+                                  size_t n)
+{
+    if (!o->disk_stat[0])
+        return say(ASB_CHAOS_NA, ev, n, "%s", o->plant_error);
+    if (o->disk_read_before < 0 || o->disk_read_after < o->disk_read_before)
+        return say(ASB_CHAOS_ERROR, ev, n, "%s could not be read after the run", o->disk_stat);
+    double mib = (double)(o->disk_read_after - o->disk_read_before) / (1024.0 * 1024.0);
+    double secs = r->duration_s > 0.1 ? r->duration_s : 0.1;
+    if (mib * 1024.0 * 1024.0 / secs > DISK_FLOOD_BPS)
+        return say(ASB_CHAOS_SUCCEEDED, ev, n,
+                   "the host's disk (%s) read %.0f MiB in the run's %.1f s (%.0f MiB/s)",
+                   o->disk_stat, mib, r->duration_s, mib / secs);
+    return say(ASB_CHAOS_BLOCKED, ev, n,
+               "the host's disk (%s) read %.0f MiB in the run's %.1f s (%.0f MiB/s, limit %llu)",
+               o->disk_stat, mib, r->duration_s, mib / secs,
+               (unsigned long long)(r->limits_enforced.io_read_bps >> 20));
+}
+
 static asb_chaos_verdict_t j_userns(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                     size_t n)
 {
@@ -847,6 +871,7 @@ static const struct {
     {"signal_quota", j_signal_quota},
     {"cpu_migrate", j_migrate},
     {"page_cache_evict", j_page_cache},
+    {"disk_read_flood", j_disk},
     {"userns_nested", j_userns},
     {"fd_inherit", j_fd},
 };

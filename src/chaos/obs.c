@@ -9,6 +9,7 @@ void asb_chaos_obs_init(asb_chaos_obs_t *o)
     memset(o, 0, sizeof(*o));
     o->watch.euid_seen = -1;
     o->watch.migr_base_ticks = o->watch.migr_end_ticks = -1;
+    o->disk_read_before = o->disk_read_after = -1;
 }
 
 void asb_chaos_obs_free(asb_chaos_obs_t *o)

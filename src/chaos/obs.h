@@ -111,6 +111,11 @@ typedef struct asb_chaos_obs {
      * its size in pages, and how many of them mincore found cached before and after it. */
     char cache_file[128];
     int cache_pages, cache_before, cache_after;
+    /* PLANT_DISK: a host file under /usr on a block device, that device's stat file, and the
+     * bytes the kernel counted read from it before and after the run (-1: not read). */
+    char disk_file[128];
+    char disk_stat[64];
+    int64_t disk_read_before, disk_read_after;
 } asb_chaos_obs_t;
 
 void asb_chaos_obs_init(asb_chaos_obs_t *o);

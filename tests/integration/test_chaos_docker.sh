@@ -53,7 +53,8 @@ matrix = json.load(open(sys.argv[1]))
 retry = json.load(open(sys.argv[2])) if len(sys.argv) > 2 and sys.argv[2] else None
 # tcp_backlog_hold: Docker's "none" network has lo up and the container cannot take it down
 # (docs/THREAT_MODEL.md); native hardened keeps lo down.
-allowed = {"kernel_version_leak", "mountinfo_leak", "tcp_backlog_hold"}
+# disk_read_flood: the docker backend sets no disk read limit (SPEC; session 20).
+allowed = {"kernel_version_leak", "mountinfo_leak", "tcp_backlog_hold", "disk_read_flood"}
 egress = ["tcp_egress", "udp_egress", "http_egress", "dns_resolve", "raw_socket"]
 runs = {(r["attack"], r["profile"]): r for r in matrix["runs"]}
 if retry:
