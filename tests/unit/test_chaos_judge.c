@@ -436,6 +436,27 @@ static void test_migrate_judge(void **state)
     fx_free(&f);
 }
 
+/* disk_read_flood: the host device's own read count over the run's duration, against 192 MiB/s
+ * (more than any profile's disk read limit). */
+static void test_disk_read_judge(void **state)
+{
+    (void)state;
+    fixture_t f;
+    fx_init(&f);
+    f.r.duration_s = 2.0;
+    strcpy(f.o.plant_error, "/usr/bin/python3 is not on a block device of the host's");
+    assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_NA);
+    strcpy(f.o.disk_stat, "/sys/dev/block/254:0/stat");
+    f.o.disk_read_before = 1000;
+    f.o.disk_read_after = 1000 + 3000ll * 1024 * 1024; /* unthrottled: 1.5 GB/s */
+    assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_SUCCEEDED);
+    f.o.disk_read_after = 1000 + 130ll * 1024 * 1024; /* hardened's 64 MiB/s */
+    assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_BLOCKED);
+    f.o.disk_read_after = -1; /* unreadable afterwards: not a defence */
+    assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_ERROR);
+    fx_free(&f);
+}
+
 static void test_resource_judges(void **state)
 {
     (void)state;
@@ -603,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_host_change_judges),
         cmocka_unit_test(test_watch_judges),
         cmocka_unit_test(test_resource_judges),
+        cmocka_unit_test(test_disk_read_judge),
         cmocka_unit_test(test_migrate_judge),
         cmocka_unit_test(test_host_feature_judges),
         cmocka_unit_test(test_sandbox_error_is_never_blocked),
