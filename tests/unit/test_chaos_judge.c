@@ -454,6 +454,9 @@ static void test_disk_read_judge(void **state)
     assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_BLOCKED);
     f.o.disk_read_after = -1; /* unreadable afterwards: not a defence */
     assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_ERROR);
+    /* A container reads its image's /usr, not the host file counted: no verdict either way. */
+    snprintf(f.r.backend, sizeof(f.r.backend), "docker");
+    assert_int_equal(judge(&f, "disk_read_flood"), ASB_CHAOS_NA);
     fx_free(&f);
 }
 
