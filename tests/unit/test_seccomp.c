@@ -575,6 +575,62 @@ static int probe_fcntl_setlk(void)
     return probe_fcntl_lock(F_SETLK);
 }
 
+/* O_DIRECT (review finding, session 20): at open, at openat, through fcntl(F_SETFL) (also with
+ * bit 32 of the command set), and openat2, whose flags a filter cannot see. On a memfd the
+ * kernel takes O_DIRECT in F_SETFL; /proc/self/exe (a file on the host's disk) for opens. */
+static int probe_open_direct(void)
+{
+    long fd = syscall(SYS_open, "/proc/self/exe", O_RDONLY | O_DIRECT | O_CLOEXEC);
+    if (fd >= 0)
+        close((int)fd);
+    return fd < 0 ? errno : 0;
+}
+
+static int probe_openat_direct(void)
+{
+    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/exe", O_RDONLY | O_DIRECT | O_CLOEXEC);
+    if (fd >= 0)
+        close((int)fd);
+    return fd < 0 ? errno : 0;
+}
+
+static int probe_setfl(unsigned long cmd, long flags)
+{
+    int fd = (int)syscall(SYS_open, "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 200;
+    long r = syscall(SYS_fcntl, fd, cmd, flags);
+    int e = errno;
+    close(fd);
+    return r < 0 ? e : 0;
+}
+
+static int probe_setfl_direct(void)
+{
+    return probe_setfl(F_SETFL, O_DIRECT);
+}
+
+static int probe_setfl_direct_high(void)
+{
+    return probe_setfl((1ul << 32) | F_SETFL, O_DIRECT | O_NONBLOCK);
+}
+
+static int probe_setfl_nonblock(void)
+{
+    return probe_setfl(F_SETFL, O_NONBLOCK);
+}
+
+static int probe_openat2(void)
+{
+    struct {
+        uint64_t flags, mode, resolve;
+    } how = {O_RDONLY | O_CLOEXEC, 0, 0};
+    long fd = syscall(437 /* openat2 */, AT_FDCWD, "/proc/self/exe", &how, sizeof(how));
+    if (fd >= 0)
+        close((int)fd);
+    return fd < 0 ? errno : 0;
+}
+
 /* futex on a word of our own: a priority-inheritance lock (free word: the control takes it, 0),
  * the newer PI lock with the private and realtime-clock bits (the control takes it too), and a
  * plain wake (0 everywhere). */
@@ -901,6 +957,13 @@ static const expect_t COMMON[] = {
     {"socket(AF_NETLINK, NETLINK_KOBJECT_UEVENT)", probe_socket_netlink_uevent, REFUSED, EPERM},
     /* and every process event of the host (red team, session 20) */
     {"socket(AF_NETLINK, NETLINK_CONNECTOR)", probe_socket_netlink_connector, REFUSED, EPERM},
+    /* O_DIRECT: uninterruptible reads that outlast a killed run under its disk limit (review,
+     * session 20) */
+    {"open(O_DIRECT)", probe_open_direct, REFUSED, EPERM},
+    {"openat(O_DIRECT)", probe_openat_direct, REFUSED, EPERM},
+    {"fcntl(F_SETFL, O_DIRECT)", probe_setfl_direct, REFUSED, EPERM},
+    {"fcntl(1<<32 | F_SETFL, O_DIRECT)", probe_setfl_direct_high, REFUSED, EPERM},
+    {"openat2", probe_openat2, REFUSED, ENOSYS},
     {"socket(AF_NETLINK, 1<<32 | NETLINK_KOBJECT_UEVENT)", probe_socket_netlink_uevent_high,
      REFUSED, EPERM},
     {"x32 syscall", probe_x32_getpid, REFUSED, ENOSYS},
@@ -938,6 +1001,7 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
         {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, ALLOWED, 0},
         {"fcntl(F_SETLK)", probe_fcntl_setlk, ALLOWED, 0},
+        {"fcntl(F_SETFL, O_NONBLOCK)", probe_setfl_nonblock, ALLOWED, 0},
         {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
         {"tee", probe_tee, ALLOWED, 0},
         {"sendfile(file -> pipe)", probe_sendfile_to_pipe, ALLOWED, 0},
@@ -1036,9 +1100,10 @@ static void test_hardened_specific(void **state)
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
         /* open-file-description locks: uncharged kernel memory kept past close (red team,
          * session 20), EINVAL as on a kernel without them; classic locks stay */
-        {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, REFUSED, EINVAL},
-        {"fcntl(1<<32 | F_OFD_SETLK)", probe_fcntl_ofd_setlk_high, REFUSED, EINVAL},
+        {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, REFUSED, EPERM},
+        {"fcntl(1<<32 | F_OFD_SETLK)", probe_fcntl_ofd_setlk_high, REFUSED, EPERM},
         {"fcntl(F_SETLK)", probe_fcntl_setlk, ALLOWED, 0},
+        {"fcntl(F_SETFL, O_NONBLOCK)", probe_setfl_nonblock, ALLOWED, 0},
     };
     check_all(ASB_SECCOMP_HARDENED, cases, sizeof(cases) / sizeof(cases[0]));
 }

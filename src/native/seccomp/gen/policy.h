@@ -71,6 +71,18 @@ typedef struct gen_flag_refusal {
     const char *why; /* printed by the listing */
 } gen_flag_refusal_t;
 
+/* A call allowed when argument gate_arg (low 32 bits) equals gate_value and no bit of mask is
+ * set in argument arg: fcntl(F_SETFL) without O_DIRECT. Pairs with an argument refusal of the
+ * same call that denies gate_value (so nothing else allows it; no errno of its own). */
+typedef struct gen_gated_flag {
+    const char *name;
+    unsigned gate_arg;
+    uint32_t gate_value;
+    unsigned arg;
+    uint32_t mask;
+    const char *why; /* printed by the listing */
+} gen_gated_flag_t;
+
 /* An IPv4/IPv6 socket type with one protocol allowed for it. */
 typedef struct gen_inet_pair {
     uint32_t type;
@@ -102,6 +114,23 @@ typedef struct gen_inet_pair {
  * unconnected socket, so no network is needed: a hardened run held 1.4 GB of host memory under
  * its 128 MiB limit (red-team finding, session 16). */
 #define GEN_TCP_KEY_OPTIONS 14, 32, 38, 39, 40, 41, 42
+/* O_DIRECT reads bypass the page cache and wait for the disk uninterruptibly: under the run's
+ * disk read limit a killed run's threads cannot die until their queued reads drain at it (a 3 s
+ * run of 60 threads lasted 58.5 s: review finding, session 20). Refused where a filter can see
+ * the flag (open, openat, fcntl F_SETFL); openat2 carries its flags in memory and fails with
+ * ENOSYS, so libc and programs fall back to openat. A buffered read dies at a fatal signal. */
+#define GEN_O_DIRECT 040000u
+#define GEN_O_DIRECT_WHY                                                                           \
+    "O_DIRECT: uninterruptible reads that outlast a killed run under its disk limit"
+#define GEN_O_DIRECT_FLAG_REFUSALS                                                                 \
+    {"open", 1, GEN_O_DIRECT, GEN_O_DIRECT_WHY},                                                   \
+    {                                                                                              \
+        "openat", 2, GEN_O_DIRECT, GEN_O_DIRECT_WHY                                                \
+    }
+#define GEN_O_DIRECT_SETFL                                                                         \
+    {                                                                                              \
+        "fcntl", 1, 4 /* F_SETFL */, 2, GEN_O_DIRECT, GEN_O_DIRECT_WHY                             \
+    }
 
 /* One policy, as data. The builder (policy_build.c) turns it into a libseccomp context. */
 typedef struct gen_policy {
@@ -146,6 +175,13 @@ typedef struct gen_policy {
     /* Calls allowed only when no bit of mask is set in argument arg (low 32 bits). */
     const gen_flag_refusal_t *flag_refused;
     size_t n_flag_refused;
+    /* Values an argument refusal denies that are allowed again without some flags. */
+    const gen_gated_flag_t *gated_flags;
+    size_t n_gated_flags;
+    /* Calls that fail with ENOSYS, each with why: "not on this kernel", which libc and programs
+     * fall back from (openat2: its flags are in memory, where a filter cannot look). */
+    const gen_refusal_t *enosys;
+    size_t n_enosys;
 } gen_policy_t;
 
 /* Both policies share these conditional rules (policy_build.c): clone(2) without any namespace

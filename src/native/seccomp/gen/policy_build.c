@@ -98,7 +98,8 @@ static bool is_conditional(const gen_policy_t *p, const char *name)
         if (strcmp(p->flag_refused[i].name, name) == 0)
             return true;
     return is_arg_refused(p, name) || in_list(p->noop, p->n_noop, name) ||
-           in_list(p->einval, p->n_einval, name) || in_list(p->eopnotsupp, p->n_eopnotsupp, name);
+           in_list(p->einval, p->n_einval, name) || in_list(p->eopnotsupp, p->n_eopnotsupp, name) ||
+           in_list(p->enosys, p->n_enosys, name);
 }
 
 /* The unconditional allowlist of p in table order: base's, then p's own, minus p's refusals and
@@ -288,6 +289,28 @@ static int check_tables(const gen_policy_t *p, const char **allow, int n_allow, 
     return 0;
 }
 
+/* A gated flag needs its call's argument refusal to deny the gate's value on the gate's
+ * argument, with no errno rule of its own for it (two rules for one value would conflict). */
+static int check_gated(const gen_policy_t *p, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < p->n_gated_flags; i++) {
+        const gen_gated_flag_t *g = &p->gated_flags[i];
+        bool paired = false;
+        for (size_t k = 0; k < p->n_arg_refused; k++) {
+            const gen_arg_refusal_t *r = &p->arg_refused[k];
+            if (strcmp(r->name, g->name) != 0 || r->arg != g->gate_arg || r->when_arg >= 0 ||
+                r->noop || r->refuse_errno)
+                continue;
+            for (size_t d = 0; d < r->n_deny; d++)
+                paired |= r->deny[d] == g->gate_value;
+        }
+        if (!paired || g->arg == g->gate_arg || g->arg > 5 || g->gate_arg > 5 || g->mask == 0)
+            return fail(why, why_len, -EINVAL, "%s: \"%s\": a malformed gated flag", p->name,
+                        g->name);
+    }
+    return 0;
+}
+
 static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, size_t why_len)
 {
     const char *allow[GEN_MAX_SYSCALLS];
@@ -295,6 +318,8 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
     if (n_allow < 0)
         return fail(why, why_len, -E2BIG, "%s: more than %d syscalls", p->name, GEN_MAX_SYSCALLS);
     int rc = check_tables(p, allow, n_allow, why, why_len);
+    if (rc == 0)
+        rc = check_gated(p, why, why_len);
     if (rc < 0)
         return rc;
 
@@ -388,6 +413,26 @@ static int build_rules(const gen_policy_t *p, scmp_filter_ctx ctx, char *why, si
     for (size_t i = 0; i < p->n_einval; i++) {
         rc = add_rule(ctx, SCMP_ACT_ERRNO(EINVAL), asb_gen_syscall_nr(p->einval[i].name), 0, NULL,
                       why, why_len);
+        if (rc < 0)
+            return rc;
+    }
+    for (size_t i = 0; i < p->n_enosys; i++) {
+        rc = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), asb_gen_syscall_nr(p->enosys[i].name), 0, NULL,
+                      why, why_len);
+        if (rc < 0)
+            return rc;
+    }
+    /* Gated flags: the gate's value is denied by the call's argument refusal; allowed again
+     * while no bit of mask is set in arg. */
+    for (size_t i = 0; i < p->n_gated_flags; i++) {
+        const gen_gated_flag_t *g = &p->gated_flags[i];
+        struct scmp_arg_cmp c[2] = {
+            {.arg = g->gate_arg,
+             .op = SCMP_CMP_MASKED_EQ,
+             .datum_a = 0xffffffffu,
+             .datum_b = g->gate_value},
+            {.arg = g->arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = g->mask, .datum_b = 0}};
+        rc = add_rule(ctx, SCMP_ACT_ALLOW, asb_gen_syscall_nr(g->name), 2, c, why, why_len);
         if (rc < 0)
             return rc;
     }
@@ -589,6 +634,16 @@ void asb_gen_policy_describe(const gen_policy_t *p, FILE *f, const char *prefix,
     for (size_t i = 0; i < p->n_eopnotsupp; i++)
         fprintf(f, "%s    %s(%d): fails with EOPNOTSUPP (%s)\n", prefix, p->eopnotsupp[i].name,
                 asb_gen_syscall_nr(p->eopnotsupp[i].name), p->eopnotsupp[i].why);
+    for (size_t i = 0; i < p->n_enosys; i++)
+        fprintf(f, "%s    %s(%d): fails with ENOSYS (%s)\n", prefix, p->enosys[i].name,
+                asb_gen_syscall_nr(p->enosys[i].name), p->enosys[i].why);
+    for (size_t i = 0; i < p->n_gated_flags; i++)
+        fprintf(f,
+                "%s    %s(%d): with argument %u = %u, refused when argument %u has a bit of 0x%x "
+                "(%s)\n",
+                prefix, p->gated_flags[i].name, asb_gen_syscall_nr(p->gated_flags[i].name),
+                p->gated_flags[i].gate_arg, p->gated_flags[i].gate_value, p->gated_flags[i].arg,
+                p->gated_flags[i].mask, p->gated_flags[i].why);
     for (size_t i = 0; i < p->n_flag_refused; i++)
         fprintf(f, "%s    %s(%d): refused when argument %u has a bit of 0x%x (%s)\n", prefix,
                 p->flag_refused[i].name, asb_gen_syscall_nr(p->flag_refused[i].name),

@@ -390,7 +390,17 @@ static const gen_gate_t DOCKER_SOCKOPT_MORE_GATES[] = {
 static const uint32_t DOCKER_NETLINK_REFUSED[] = {
     4 /* NETLINK_SOCK_DIAG */, 11 /* NETLINK_CONNECTOR */, 15 /* NETLINK_KOBJECT_UEVENT */};
 /* (the socket rule is built in policy_build.c, beside its AF_VSOCK refusal) */
+static const uint32_t DOCKER_FCNTL_REFUSED[] = {4 /* F_SETFL: allowed again without O_DIRECT */};
+static const gen_flag_refusal_t DOCKER_FLAG_REFUSED[] = {GEN_O_DIRECT_FLAG_REFUSALS};
+static const gen_gated_flag_t DOCKER_GATED_FLAGS[] = {GEN_O_DIRECT_SETFL};
+static const gen_refusal_t DOCKER_ENOSYS[] = {{"openat2", GEN_O_DIRECT_WHY " (flags in memory)"}};
 static const gen_arg_refusal_t DOCKER_ARG_REFUSED[] = {
+    {.name = "fcntl",
+     .arg = 1,
+     .deny = DOCKER_FCNTL_REFUSED,
+     .n_deny = 1,
+     .when_arg = -1,
+     .why = "F_SETFL only without O_DIRECT (see the gated flag)"},
     {.name = "setsockopt",
      .arg = 2,
      .deny = DOCKER_IP_MCAST_REFUSED,
@@ -419,4 +429,10 @@ const gen_policy_t asb_gen_policy_docker_default = {
     .n_eopnotsupp = sizeof(DOCKER_EOPNOTSUPP) / sizeof(DOCKER_EOPNOTSUPP[0]),
     .noop = DOCKER_NOOP,
     .n_noop = sizeof(DOCKER_NOOP) / sizeof(DOCKER_NOOP[0]),
+    .flag_refused = DOCKER_FLAG_REFUSED,
+    .n_flag_refused = sizeof(DOCKER_FLAG_REFUSED) / sizeof(DOCKER_FLAG_REFUSED[0]),
+    .gated_flags = DOCKER_GATED_FLAGS,
+    .n_gated_flags = sizeof(DOCKER_GATED_FLAGS) / sizeof(DOCKER_GATED_FLAGS[0]),
+    .enosys = DOCKER_ENOSYS,
+    .n_enosys = sizeof(DOCKER_ENOSYS) / sizeof(DOCKER_ENOSYS[0]),
 };

@@ -65,6 +65,7 @@ static const gen_flag_refusal_t HARDENED_FLAG_REFUSED[] = {
     {"mmap", 3, 0x40000 /* MAP_HUGETLB */, HUGETLB_WHY},
     {"memfd_create", 1, 0x4 /* MFD_HUGETLB */, HUGETLB_WHY},
     {"shmget", 2, 04000 /* SHM_HUGETLB */, HUGETLB_WHY},
+    GEN_O_DIRECT_FLAG_REFUSALS,
 };
 
 static const gen_refusal_t HARDENED_REFUSED[] = {
@@ -278,10 +279,14 @@ static const uint32_t HARDENED_FUTEX_REFUSED[] = {
 /* Open-file-description locks: every byte-range lock is kernel memory no memory cgroup pays for
  * (the kernel's file_lock_cache is not accounted), and an OFD lock lives as long as its open
  * file, which a mapping keeps after the descriptor is closed: 4 processes pinned 610 MiB of host
- * memory in a 10 s run under a 128 MiB limit (red-team finding, session 20). EINVAL, what a
- * kernel without them says, so programs fall back to classic F_SETLK locks; those die with the
- * process's descriptors and stay allowed (SQLite needs them: THREAT_MODEL for what remains). */
-static const uint32_t HARDENED_FCNTL_REFUSED[] = {37 /* F_OFD_SETLK */, 38 /* F_OFD_SETLKW */};
+ * memory in a 10 s run under a 128 MiB limit (red-team finding, session 20). Refused (EPERM:
+ * F_SETFL shares the list and its gated rule, and two errno rules for one call would
+ * conflict); classic F_SETLK locks die with the process's descriptors and stay allowed (SQLite
+ * needs them: THREAT_MODEL for what remains). */
+static const uint32_t HARDENED_FCNTL_REFUSED[] = {4 /* F_SETFL: allowed again without O_DIRECT */,
+                                                  37 /* F_OFD_SETLK */, 38 /* F_OFD_SETLKW */};
+static const gen_gated_flag_t HARDENED_GATED_FLAGS[] = {GEN_O_DIRECT_SETFL};
+static const gen_refusal_t HARDENED_ENOSYS[] = {{"openat2", GEN_O_DIRECT_WHY " (flags in memory)"}};
 
 static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
     {.name = "fcntl",
@@ -289,8 +294,8 @@ static const gen_arg_refusal_t HARDENED_ARG_REFUSED[] = {
      .deny = HARDENED_FCNTL_REFUSED,
      .n_deny = sizeof(HARDENED_FCNTL_REFUSED) / sizeof(HARDENED_FCNTL_REFUSED[0]),
      .when_arg = -1,
-     .refuse_errno = EINVAL,
-     .why = "F_OFD_SETLK(W): locks no memory cgroup pays for, kept past close by a mapping"},
+     .why = "F_OFD_SETLK(W): locks no memory cgroup pays for, kept past close by a mapping; "
+            "F_SETFL only without O_DIRECT"},
     {.name = "futex",
      .arg = 1,
      .deny = HARDENED_FUTEX_REFUSED,
@@ -398,4 +403,8 @@ const gen_policy_t asb_gen_policy_hardened = {
     .n_eopnotsupp = sizeof(HARDENED_EOPNOTSUPP) / sizeof(HARDENED_EOPNOTSUPP[0]),
     .flag_refused = HARDENED_FLAG_REFUSED,
     .n_flag_refused = sizeof(HARDENED_FLAG_REFUSED) / sizeof(HARDENED_FLAG_REFUSED[0]),
+    .gated_flags = HARDENED_GATED_FLAGS,
+    .n_gated_flags = sizeof(HARDENED_GATED_FLAGS) / sizeof(HARDENED_GATED_FLAGS[0]),
+    .enosys = HARDENED_ENOSYS,
+    .n_enosys = sizeof(HARDENED_ENOSYS) / sizeof(HARDENED_ENOSYS[0]),
 };
