@@ -13,6 +13,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -580,14 +581,23 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
     if (io) {
         const char *file =
             cg->version == ASB_CGROUP_V2 ? "io.stat" : "blkio.throttle.io_service_bytes";
-        char buf[8192];
-        size_t len;
-        rc = asb_cgroup_fs_read_at(io->dir_fd, file, buf, sizeof(buf), &len);
-        if (rc < 0 && rc != -ENOENT) /* no throttling compiled in: nothing counted */
-            return asb_err_sys(err, -rc, "cgroup: read %s/%s", io->path, file);
+        /* Six lines of up to ~40 bytes per device on v1: room for every device we throttle,
+         * and a file that fills it is an error, not a silent undercount (review finding). */
+        size_t cap = (size_t)ASB_CGROUP_MAX_IO_DEVICES * 512 + 4096, len;
+        char *buf = malloc(cap);
+        if (!buf)
+            return asb_err_sys(err, ENOMEM, "cgroup: read %s/%s", io->path, file);
+        rc = asb_cgroup_fs_read_at(io->dir_fd, file, buf, cap, &len);
+        if (rc == 0 && len + 1 >= cap)
+            rc = -EFBIG;
         if (rc == 0 && asb_cgroup_parse_io_read_bytes(buf, len, cg->version == ASB_CGROUP_V2,
                                                       &st->io_read_bytes) < 0)
+            rc = -EBADMSG;
+        free(buf);
+        if (rc == -EBADMSG)
             return asb_err(err, -EINVAL, "cgroup: cannot parse %s/%s", io->path, file);
+        if (rc < 0 && rc != -ENOENT) /* no throttling compiled in: nothing counted */
+            return asb_err_sys(err, -rc, "cgroup: read %s/%s", io->path, file);
     }
     return 0;
 }

@@ -124,13 +124,24 @@ static bool trusted_inode(const struct stat *st)
 static int open_trusted_path(const char *path, char *bad, size_t bad_len)
 {
     char todo[8192], shown[4096] = "";
+    int len;
     if (path[0] == '/') {
-        snprintf(todo, sizeof(todo), "%s", path);
+        len = snprintf(todo, sizeof(todo), "%s", path);
     } else {
         char cwd[4096];
         if (!getcwd(cwd, sizeof(cwd)))
             return -1;
-        snprintf(todo, sizeof(todo), "%s/%s", cwd, path);
+        len = snprintf(todo, sizeof(todo), "%s/%s", cwd, path);
+    }
+    /* Never a cut path: another file than the one named would be checked and run (review). */
+    if (len < 0 || (size_t)len >= sizeof(todo)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* A trailing slash names a directory, as the kernel reads it, never the file before it. */
+    if (len > 1 && todo[len - 1] == '/') {
+        errno = ENOTDIR;
+        return -1;
     }
     int dir = -1, fd = -1, e = 0, links = 0;
     char *rest = todo;

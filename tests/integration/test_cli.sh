@@ -137,6 +137,17 @@ done
 chmod 755 "$TMP/open"
 expect_rc "the same supervisor once its directory is root's alone runs" 0 \
     env ASB_SUPERVISOR="$TMP/sup.link" "$CLI" run --code 'pass'
+# A trailing slash names a directory, never the file before it; a path longer than the walk
+# holds is refused, never cut to another file (review findings, session 20).
+expect_rc "refusal: a supervisor path with a trailing slash is 125" 125 \
+    env ASB_SUPERVISOR="$sup/" "$CLI" run --code 'pass'
+grep -q "Not a directory" "$TMP/err" && pass "trailing slash: not a directory" ||
+    fail "trailing slash: $(cat "$TMP/err")"
+longsup=$(dirname "$sup")/$(printf './%.0s' $(seq 1 4100))nothere
+expect_rc "refusal: an over-long supervisor path is 125" 125 \
+    env ASB_SUPERVISOR="$longsup" "$CLI" run --code 'pass'
+grep -q "File name too long" "$TMP/err" && pass "over-long supervisor path: named" ||
+    fail "over-long supervisor path: $(tail -c 200 "$TMP/err")"
 # A symlink that another user owns, in a sticky directory only root owns (as /tmp): refused.
 mkdir "$TMP/sticky" && chmod 1777 "$TMP/sticky" && chmod 711 "$TMP"
 made=no

@@ -438,9 +438,10 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
      * refuses keyctl, the caller's keys included; nothing else refuses this call. */
     if (keyring < 0 && errno != ENOSYS && errno != EPERM)
         fail(att, "error:", "keyctl: cannot join a session keyring of its own", 125);
-    if (keyring < 0 && errno == EPERM) {
+    if (keyring < 0) { /* EPERM or ENOSYS: a filter may say either (review finding) */
         /* The caller's keyring stays ours then, and add_key and request_key reach it without
-         * keyctl: they must be refused too, as Docker's and systemd's keyring filters do
+         * keyctl: they must be refused too (or absent, as on a kernel without keys), as
+         * Docker's and systemd's keyring filters do
          * (review finding: a keyctl-only filter let a weakened run find and plant keys in
          * the caller's keyring). Probed with an empty key type, which the kernel refuses
          * with EINVAL before looking at any keyring. */
