@@ -532,11 +532,12 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
             /* One read of memory.events for its three counters (this runs after every run). */
             char ev[2048];
             size_t len;
-            uint64_t kills, group_kills = 0, hits;
+            uint64_t kills, group_kills = 0, hits, ooms;
             if ((rc = asb_cgroup_fs_read_at(d->dir_fd, "memory.events", ev, sizeof(ev), &len)) < 0)
                 return asb_err_sys(err, -rc, "cgroup: read %s/memory.events", d->path);
             if (asb_cgroup_parse_key_u64(ev, len, "oom_kill", &kills) < 0 ||
-                asb_cgroup_parse_key_u64(ev, len, "max", &hits) < 0)
+                asb_cgroup_parse_key_u64(ev, len, "max", &hits) < 0 ||
+                asb_cgroup_parse_key_u64(ev, len, "oom", &ooms) < 0)
                 return asb_err(err, -EINVAL, "cgroup: cannot parse %s/memory.events", d->path);
             rc = asb_cgroup_parse_key_u64(ev, len, "oom_group_kill", &group_kills);
             if (rc < 0 && rc != -ENOENT) /* absent before 6.x */
@@ -545,6 +546,7 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
                                d->path);
             st->oom_kills = kills > group_kills ? kills : group_kills;
             st->memory_limit_reached = hits > 0;
+            st->limit_oom = ooms > 0;
             if ((rc = stat_u64(d, "memory.peak", NULL, true, &st->memory_peak_bytes, err)) < 0)
                 return rc;
         }
@@ -571,6 +573,7 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
                 return rc;
             st->memory_limit_reached =
                 fails > 0 || memsw_fails > 0 || st->memory_peak_bytes >= limit;
+            st->limit_oom = st->memory_limit_reached;
         }
         if (acct && (rc = stat_u64(acct, "cpuacct.usage", NULL, false, &st->cpu_usage_ns, err)) < 0)
             return rc;

@@ -133,6 +133,10 @@ typedef struct asb_cgroup_stats {
      * limit is the one that refused): the kernel reclaimed then, and OOM-killed only when
      * that failed. */
     bool memory_limit_reached;
+    /* The run's own memory limit invoked the OOM killer (v2: memory.events "oom", exact; v1,
+     * which has no such count: memory_limit_reached). An OOM kill without it was the host's
+     * OOM killer's (red-team finding, session 20). */
+    bool limit_oom;
     uint64_t cpu_usage_ns; /* 0 when no cpu accounting is available */
     uint64_t pids_current;
     uint64_t io_read_bytes; /* read from block devices (0 without the io controller) */

@@ -37,8 +37,8 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
      * cgroup's oom_kill counter also counts the host's OOM killer, which takes sandboxed
      * processes first (oom_score_adj 1000), so another run's uncharged kernel memory made an
      * innocent run's record say oom_killed (red-team finding, session 20). */
-    bool host_oom = cgs->oom_kills > 0 && !cgs->memory_limit_reached;
-    res->out_of_memory = cgs->oom_kills > 0 && cgs->memory_limit_reached;
+    bool host_oom = cgs->oom_kills > 0 && !cgs->limit_oom;
+    res->out_of_memory = cgs->oom_kills > 0 && cgs->limit_oom;
     res->memory_peak_bytes = cgs->memory_peak_bytes;
     res->io_read_bytes = cgs->io_read_bytes;
     res->memory_limit_reached = cgs->memory_limit_reached;

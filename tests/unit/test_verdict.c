@@ -187,7 +187,7 @@ static void test_precedence(void **state)
                             1, "output_limit", 1);
     asb_native_evidence_t ev = honest(all, 0);
     ev.cgroup.oom_kills = 1;
-    ev.cgroup.memory_limit_reached = true;
+    ev.cgroup.limit_oom = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_TIMEOUT);
     assert_true(res.timed_out);
     assert_true(res.out_of_memory);
@@ -202,7 +202,7 @@ static void test_precedence(void **state)
     ev = honest(rep, 0);
     ev.stdout_capped = true; /* the host's own capture, without any report saying so */
     ev.cgroup.oom_kills = 1;
-    ev.cgroup.memory_limit_reached = true;
+    ev.cgroup.limit_oom = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OUTPUT_LIMIT);
     assert_true(res.stdout_truncated);
     asb_result_free(&res);
@@ -235,7 +235,7 @@ static void test_oom_only_from_the_cgroup(void **state)
     assert_false(res.out_of_memory);
     asb_result_free(&res);
     ev.cgroup.oom_kills = 1;
-    ev.cgroup.memory_limit_reached = true;
+    ev.cgroup.limit_oom = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OOM_KILLED);
     assert_int_equal(res.signal, SIGKILL);
     asb_result_free(&res);
@@ -244,7 +244,7 @@ static void test_oom_only_from_the_cgroup(void **state)
     json_t *k15 = report(-1, SIGTERM);
     ev = honest(k15, 0);
     ev.cgroup.oom_kills = 1;
-    ev.cgroup.memory_limit_reached = true;
+    ev.cgroup.limit_oom = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_KILLED);
     assert_int_equal(res.signal, SIGTERM);
     assert_true(res.out_of_memory);
@@ -271,7 +271,7 @@ static void test_oom_only_from_the_cgroup(void **state)
     ev = honest(NULL, 0);
     ev.sup_status = SIGKILL;
     ev.cgroup.oom_kills = 1;
-    ev.cgroup.memory_limit_reached = true;
+    ev.cgroup.limit_oom = true;
     assert_int_equal(decide(&ev, &res), ASB_STATUS_OOM_KILLED);
     assert_int_equal(res.signal, SIGKILL);
     asb_result_free(&res);
