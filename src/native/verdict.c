@@ -33,7 +33,7 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
 {
     const json_t *rep = ev->report;
     const asb_cgroup_stats_t *cgs = &ev->cgroup;
-    /* An OOM kill counts as the run's own only when the run reached its memory limit: the
+    /* An OOM kill counts as the run's own only when its own memory limit invoked it: the
      * cgroup's oom_kill counter also counts the host's OOM killer, which takes sandboxed
      * processes first (oom_score_adj 1000), so another run's uncharged kernel memory made an
      * innocent run's record say oom_killed (red-team finding, session 20). */
@@ -107,8 +107,7 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
         return;
     }
     static const char host_oom_note[] =
-        "the host's OOM killer killed a process of the run (the run's own memory limit was not "
-        "reached)";
+        "the host's OOM killer killed a process of the run (not the run's own memory limit)";
     if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
         if (host_oom)
@@ -124,8 +123,8 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
     if (!rep || sup_signaled) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, host_oom && sup_signaled ? "supervisor was killed by the host's "
-                                                             "OOM killer (the run's own memory "
-                                                             "limit was not reached)"
+                                                             "OOM killer (not the run's own "
+                                                             "memory limit)"
                                   : sup_signaled           ? "supervisor was killed"
                                                            : "no exit report");
         res->exit_code = -1;
