@@ -999,7 +999,7 @@ static void test_docker_default_specific(void **state)
         {"futex(FUTEX_LOCK_PI_PRIVATE)", probe_futex_lock_pi, ALLOWED, 0},
         {"futex(LOCK_PI2|PRIVATE|CLOCK_REALTIME)", probe_futex_lock_pi2_flags, ALLOWED, 0},
         {"futex(FUTEX_WAKE_PRIVATE)", probe_futex_wake, ALLOWED, 0},
-        {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, ALLOWED, 0},
+        {"fcntl(F_OFD_SETLK)", probe_fcntl_ofd_setlk, REFUSED, EPERM},
         {"fcntl(F_SETLK)", probe_fcntl_setlk, ALLOWED, 0},
         {"fcntl(F_SETFL, O_NONBLOCK)", probe_setfl_nonblock, ALLOWED, 0},
         {"splice(file -> pipe)", probe_splice_file_to_pipe, ALLOWED, 0},
