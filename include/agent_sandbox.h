@@ -3,7 +3,8 @@
  *
  * Run untrusted code under a named hardening profile and get back a result record that says what
  * happened and what was enforced. Thread-safe: there is no global mutable state, so many sandboxes
- * may run at once from one process (one asb_run per thread) and from many processes.
+ * may run at once from one process (one asb_run per thread) and from many processes. A calling
+ * thread needs at least 64 KiB of stack (measured: 32 KiB overflowed in a subprocess run).
  *
  * Conventions: functions that can fail return 0 or a negative errno-style code and fill the
  * caller's asb_error_t. Strings are NUL-terminated UTF-8 unless a length is given. Every pointer a
