@@ -224,14 +224,15 @@ static int apply_cpu(const asb_cgroup_t *cg, double cpus, asb_error_t *err)
  * from the disk itself, at the disk's speed, slowing every other sandbox and host process that
  * misses the cache (red-team measurement, session 19: 13 GB in 9 s, host 4 KiB reads from
  * 14,400/s to 335/s). A device that disappears between the listing and the write is skipped. */
-static int apply_io(const asb_cgroup_t *cg, const asb_cgroup_limits_t *lim, asb_error_t *err)
+static int apply_io(asb_cgroup_t *cg, const asb_cgroup_limits_t *lim, asb_error_t *err)
 {
     const asb_cgroup_dir_t *d = dir_with(cg, ASB_CGROUP_CTRL_IO);
     if (!d)
         return asb_err(err, -ENOTSUP, "cgroup: the host has no io controller");
-    unsigned devs[ASB_CGROUP_MAX_IO_DEVICES][2];
+    unsigned(*devs)[2] = cg->io_devs;
     size_t n;
     int rc = asb_cgroup_fs_block_devices(devs, ASB_CGROUP_MAX_IO_DEVICES, &n);
+    cg->n_io_devs = rc == 0 ? n : 0;
     if (rc == -E2BIG)
         return asb_err(err, rc, "cgroup: more than %d block devices to throttle disk reads on",
                        ASB_CGROUP_MAX_IO_DEVICES);
@@ -265,6 +266,26 @@ static int apply_io(const asb_cgroup_t *cg, const asb_cgroup_limits_t *lim, asb_
         }
     }
     return 0;
+}
+
+void asb_cgroup_lift_io(asb_cgroup_t *cg)
+{
+    const asb_cgroup_dir_t *d = dir_with(cg, ASB_CGROUP_CTRL_IO);
+    if (!d || d->dir_fd < 0 || cg->io_lifted)
+        return;
+    cg->io_lifted = true;
+    for (size_t i = 0; i < cg->n_io_devs; i++) {
+        char val[64];
+        if (cg->version == ASB_CGROUP_V2) {
+            snprintf(val, sizeof(val), "%u:%u rbps=max riops=max", cg->io_devs[i][0],
+                     cg->io_devs[i][1]);
+            (void)asb_cgroup_fs_write_at(d->dir_fd, "io.max", val);
+            continue;
+        }
+        snprintf(val, sizeof(val), "%u:%u 0", cg->io_devs[i][0], cg->io_devs[i][1]);
+        (void)asb_cgroup_fs_write_at(d->dir_fd, "blkio.throttle.read_bps_device", val);
+        (void)asb_cgroup_fs_write_at(d->dir_fd, "blkio.throttle.read_iops_device", val);
+    }
 }
 
 static int check_request(const asb_cgroup_host_t *host, const char *run_id,
@@ -607,6 +628,7 @@ int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_er
 
 int asb_cgroup_kill(asb_cgroup_t *cg, int sig, asb_error_t *err)
 {
+    asb_cgroup_lift_io(cg); /* a throttled read would hold the killed past their kill */
     for (size_t i = 0; i < cg->n_dirs; i++) {
         const asb_cgroup_dir_t *d = &cg->dirs[i];
         if (d->dir_fd < 0)
@@ -672,6 +694,7 @@ static void reclaim_kernel_memory(const asb_cgroup_t *cg)
 
 int asb_cgroup_destroy(asb_cgroup_t *cg, asb_error_t *err)
 {
+    asb_cgroup_lift_io(cg);
     reclaim_kernel_memory(cg);
     int first = 0;
     bool left = false;

@@ -90,6 +90,10 @@ typedef struct asb_cgroup {
     char name[ASB_CGROUP_NAME_MAX];
     size_t n_dirs;
     asb_cgroup_dir_t dirs[ASB_CGROUP_MAX_HIERARCHIES];
+    /* The block devices its disk reads are throttled on (major, minor), for the lift. */
+    size_t n_io_devs;
+    unsigned io_devs[ASB_CGROUP_MAX_IO_DEVICES][2];
+    bool io_lifted;
 } asb_cgroup_t;
 
 /* Create the run's cgroup, owned by the calling process, and apply the limits. On failure
@@ -145,6 +149,15 @@ typedef struct asb_cgroup_stats {
 /* Read the counters. They are kernel-maintained: nothing the workload says or writes changes them.
  */
 int asb_cgroup_read_stats(const asb_cgroup_t *cg, asb_cgroup_stats_t *st, asb_error_t *err);
+
+/* Take the run's disk read limits off, once its deadline has passed or it is being killed: a
+ * thread waiting for a throttled read (a page fault, a stat of cold metadata, behind reads it
+ * queued with readahead) cannot die before that read completes, so under the limit a killed
+ * run outlived its 3 s timeout by 17-43 s (red-team finding, session 20). What it had queued
+ * then completes at the disk's speed: at most its memory limit's worth (each queued page is
+ * charged to it; O_DIRECT, which is not, is refused). Idempotent; best effort (a failure leaves
+ * the limit, which only delays the end). */
+void asb_cgroup_lift_io(asb_cgroup_t *cg);
 
 /* Signal every process in the run once (v2 SIGKILL: cgroup.kill, atomic against forks). Processes
  * forked during a v1 pass may be missed; asb_cgroup_destroy repeats until the cgroup is empty. */

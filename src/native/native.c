@@ -659,7 +659,7 @@ static void backstop(native_run_t *r, int sig)
 static void event_loop(native_run_t *r)
 {
     double setup_deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
-    double run_deadline = 0, kill_at = 0;
+    double run_deadline = 0, kill_at = 0, lift_at = 0;
     while (!r->sup_exited) {
         struct pollfd p[5] = {{.fd = r->ctl[0], .events = POLLIN},
                               {.fd = r->out[0], .events = POLLIN},
@@ -667,11 +667,23 @@ static void event_loop(native_run_t *r)
                               {.fd = r->pidfd, .events = POLLIN},
                               {.fd = r->cancelled ? -1 : r->plan->cancel_fd, .events = POLLIN}};
         double t = now_s();
-        if (r->released && run_deadline == 0)
+        if (r->released && run_deadline == 0) {
             run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S +
                            (double)r->files_in_bytes / ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S;
+            /* The supervisor kills the program at its deadline; its disk read limit goes then,
+             * or a thread waiting for a throttled read outlives the kill (asb_cgroup_lift_io). */
+            lift_at = run_deadline - ASB_BACKSTOP_SLACK_S;
+        }
+        if (lift_at != 0 && t >= lift_at) {
+            if (r->cg_created)
+                asb_cgroup_lift_io(&r->cg);
+            lift_at = 0;
+        }
         double deadline = kill_at != 0 ? kill_at : (r->released ? run_deadline : setup_deadline);
-        if (t >= deadline) {
+        bool lifting = lift_at != 0 && lift_at < deadline; /* wake up for the lift first */
+        if (lifting)
+            deadline = lift_at;
+        if (t >= deadline && !lifting) {
             if (kill_at == 0) {
                 /* The supervisor should have ended the run by now: TERM the whole cgroup,
                  * KILL after the grace period. */

@@ -543,6 +543,31 @@ static const char disk_code[] = "import os, sys\n"
 
 #define DISK_FILE_MIB 160
 
+/* Queue 20,000 single-page readaheads of a cold file, then wait for the last page in threads
+ * that read it through /proc/self/mem (a page fault under get_user_pages: not killable). */
+static const char hang_code[] =
+    "import os, mmap, ctypes, threading, sys\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "libc.readahead.argtypes = [ctypes.c_int, ctypes.c_longlong, ctypes.c_size_t]\n"
+    "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+    "size = os.fstat(fd).st_size\n"
+    "m = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ)\n"
+    "base = None\n"
+    "for line in open('/proc/self/maps'):\n"
+    "    if sys.argv[1] in line:\n"
+    "        base = int(line.split()[0].split('-')[0], 16); break\n"
+    "n = min(20000, size // 4096)\n"
+    "for i in range(n):\n"
+    "    libc.readahead(fd, i * 4096, 4096)\n"
+    "print('queued', n, flush=True)\n"
+    "def wait(k):\n"
+    "    mf = os.open('/proc/self/mem', os.O_RDONLY)\n"
+    "    os.pread(mf, 4096, base + (n - 1 - k) * 4096)\n"
+    "ts = [threading.Thread(target=wait, args=(k,)) for k in range(8)]\n"
+    "[t.start() for t in ts]\n"
+    "[t.join() for t in ts]\n"
+    "print('all read', flush=True)\n";
+
 static void evict(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -631,6 +656,30 @@ static void test_disk_reads_throttled(void **state)
             assert_true(r.duration_s > (double)r.io_read_bytes / free_rate * 1.5);
         asb_result_free(&r);
     }
+
+    /* A run killed at its timeout while its reads are throttled ends on time: 20,000 queued
+     * readaheads (20 s at hardened's 1000 reads/s), then threads waiting for the last of them
+     * through /proc/self/mem, a wait no signal interrupts (red-team finding, session 20: a 3 s
+     * run lasted 20 s; its limit is now lifted at the deadline). */
+    evict(path);
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = "hardened";
+    const char *argv[] = {RT_PY, "-c", hang_code, path, NULL};
+    cfg.argv = argv;
+    cfg.limits.timeout_s = 2;
+    asb_error_t err;
+    double t0 = rt_now();
+    assert_int_equal(asb_run(&cfg, &r, &err), 0);
+    double took = rt_now() - t0;
+    fprintf(stderr, "  throttled reads at the deadline: %s after %.2f s (timeout 2 s)\n",
+            asb_status_name(r.status), took);
+    if (!rt_bytes_has(&r.out, "queued"))
+        rt_dump("readahead queue", &r);
+    assert_true(rt_bytes_has(&r.out, "queued"));
+    assert_int_equal(r.status, ASB_STATUS_TIMEOUT);
+    assert_true(took < 2.0 + 3.0);
+    asb_result_free(&r);
     unlink(path);
     rmdir(dir);
     free(path);
