@@ -155,19 +155,31 @@ int asb_cgroup_parse_io_read_bytes(const char *buf, size_t len, bool v2, uint64_
     return 0;
 }
 
+static int parse_dev(span_t s, unsigned *major, unsigned *minor)
+{
+    const char *colon = memchr(s.p, ':', s.n);
+    if (!colon)
+        return -EINVAL;
+    uint64_t ma, mi;
+    span_t a = {s.p, (size_t)(colon - s.p)}, b = {colon + 1, s.n - (size_t)(colon - s.p) - 1};
+    if (parse_digits(a, &ma) || parse_digits(b, &mi) || ma > UINT_MAX || mi > UINT_MAX)
+        return -EINVAL;
+    *major = (unsigned)ma;
+    *minor = (unsigned)mi;
+    return 0;
+}
+
 int asb_cgroup_parse_devnum(const char *buf, size_t len, unsigned *major, unsigned *minor)
 {
     while (len > 0 && buf[len - 1] == '\n')
         len--;
-    const char *colon = memchr(buf, ':', len);
-    if (!colon)
+    unsigned ma, mi;
+    span_t s = {buf, len};
+    /* the kernel's dev_t: 12 bits of major, 20 of minor */
+    if (parse_dev(s, &ma, &mi) < 0 || ma > 0xfff || mi > 0xfffff)
         return -EINVAL;
-    span_t a = {buf, (size_t)(colon - buf)}, b = {colon + 1, len - (size_t)(colon - buf) - 1};
-    uint64_t ma, mi;
-    if (parse_digits(a, &ma) < 0 || parse_digits(b, &mi) < 0 || ma > 0xfff || mi > 0xfffff)
-        return -EINVAL;
-    *major = (unsigned)ma;
-    *minor = (unsigned)mi;
+    *major = ma;
+    *minor = mi;
     return 0;
 }
 
@@ -327,20 +339,6 @@ static int unescape_path(span_t s, char *out, size_t size)
         out[o++] = c;
     }
     out[o] = '\0';
-    return 0;
-}
-
-static int parse_dev(span_t s, unsigned *major, unsigned *minor)
-{
-    const char *colon = memchr(s.p, ':', s.n);
-    if (!colon)
-        return -EINVAL;
-    uint64_t ma, mi;
-    span_t a = {s.p, (size_t)(colon - s.p)}, b = {colon + 1, s.n - (size_t)(colon - s.p) - 1};
-    if (parse_digits(a, &ma) || parse_digits(b, &mi) || ma > UINT_MAX || mi > UINT_MAX)
-        return -EINVAL;
-    *major = (unsigned)ma;
-    *minor = (unsigned)mi;
     return 0;
 }
 
