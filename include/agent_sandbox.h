@@ -257,7 +257,7 @@ typedef struct asb_pool asb_pool_t;
 
 /* tmpl gives the profile, backend (native only), limits and weaken bits; its argv, code, stdin,
  * files, env and cancellation are not used (a run's own cfg may be cancellable). size: 1..16
- * sandboxes kept ready. Each holds about 17 file descriptors in the caller's table: a size
+ * sandboxes kept ready. Each holds up to 18 file descriptors in the caller's table: a size
  * that would take more than half of the caller's soft RLIMIT_NOFILE is refused (-EMFILE). */
 int asb_pool_new(const asb_config_t *tmpl, unsigned size, asb_pool_t **pool, asb_error_t *err);
 
