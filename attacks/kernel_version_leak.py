@@ -4,4 +4,5 @@ from chaoslib import start, say, read_bytes
 
 start()
 say(" ".join(os.uname()))
-say(read_bytes("/proc/version").decode(errors="replace"))
+for path in ("/proc/version", "/proc/sys/kernel/osrelease", "/proc/sys/kernel/version"):
+    say(read_bytes(path).decode(errors="replace"))

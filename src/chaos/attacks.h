@@ -32,7 +32,6 @@ typedef struct asb_chaos_attack {
     double control_timeout_s;
     uint64_t control_output_bytes;
     bool control_env;
-    bool hardened_may_succeed; /* the two leaks the issue allows under hardened */
     /* The wall clock is how the attack is stopped (time_bomb). For every other attack a run the
      * clock ended with no sign of success is inconclusive, never `blocked`: the program may not
      * have got as far as trying (a loaded host). */

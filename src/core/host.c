@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@ typedef struct host_facts {
     char kernel[128];
     int landlock_abi;
     bool userns, seccomp, openat2, timens, memfd_noexec;
+    bool seccomp_notify; /* a filter may hand a call to the supervisor (Linux 5.0+) */
+    long yama_scope;     /* -1: no Yama */
     asb_cgroup_host_t cg;
     bool cg_ok;
     char cg_error[512];
@@ -52,6 +55,9 @@ static void probe(host_facts_t *h)
     h->seccomp = access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
     h->timens = access("/proc/self/ns/time", F_OK) == 0; /* every native sandbox gets one */
     h->memfd_noexec = access("/proc/sys/vm/memfd_noexec", F_OK) == 0; /* Linux 6.3+ */
+    struct seccomp_notif_sizes sizes;
+    h->seccomp_notify = syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0;
+    h->yama_scope = read_long("/proc/sys/kernel/yama/ptrace_scope");
     /* openat2 with a NULL how fails with EFAULT when it exists. */
     h->openat2 = !(syscall(SYS_openat2, AT_FDCWD, ".", NULL, 0) < 0 && errno == ENOSYS);
     asb_error_t err;
@@ -155,6 +161,15 @@ static json_t *profile_json(const asb_profile_t *p, const host_facts_t *h)
                                                  ? "vm.memfd_noexec per pid namespace"
                                                  : "no vm.memfd_noexec (Linux 6.3+): memfd_create "
                                                    "refused by seccomp instead"));
+        if (p->uname_hidden)
+            json_array_append_new(
+                c, control("uname", json_string("major.minor only"),
+                           h->seccomp_notify && h->yama_scope < 3,
+                           !h->seccomp_notify ? "no seccomp user notification (Linux 5.0+)"
+                           : h->yama_scope >= 3
+                               ? "Yama ptrace_scope 3: the supervisor cannot answer uname"
+                               : "answered by the supervisor; /proc/version and "
+                                 "/proc/sys/kernel/{osrelease,version} agree"));
         snprintf(note, sizeof(note), "cgroup: %s",
                  h->cg_ok ? asb_cgroup_version_name(h->cg.version) : h->cg_error);
         json_array_append_new(

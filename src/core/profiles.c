@@ -93,6 +93,7 @@ static const asb_profile_t PROFILES[] = {
         .landlock = true,
         .landlock_scope = false, /* own net+pid namespaces; scope still applied on ABI >= 6 */
         .memfd_noexec = true,
+        .uname_hidden = true,
         .cgroup = true,
         .uid = ASB_HARDENED_UID,
         .gid = ASB_HARDENED_GID,

@@ -50,6 +50,10 @@ typedef struct asb_profile {
      * has. Not in hardened: a pty's line disciplines (TIOCSETD) are kernel surface of their own
      * (n_gsm, n_hdlc), and TIOCSTI is why a terminal is dangerous to share at all. */
     bool devpts;
+    /* uname(2) is answered by the supervisor: the kernel's major and minor version only, no
+     * patch level, build tag or build date, which name the exact kernel (and its known bugs) to
+     * an exploit; /proc/version and /proc/sys/kernel/{osrelease,version} are masked too. */
+    bool uname_hidden;
     bool cgroup;   /* memory (no swap), pids, cpu and disk read limits */
     long uid, gid; /* inside; -1 = unchanged */
     asb_limits_t defaults;

@@ -62,6 +62,22 @@ json_t *asb_native_binds(const asb_profile_t *p)
     return binds;
 }
 
+long long asb_native_thread_filters(void)
+{
+    FILE *f = fopen("/proc/thread-self/status", "re");
+    if (!f)
+        return -1;
+    char line[256];
+    long long n = -1;
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, "Seccomp_filters:", 16) == 0) {
+            n = strtoll(line + 16, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return n;
+}
+
 bool asb_native_memfd_refuse(const asb_profile_t *p)
 {
     return p->memfd_noexec && access("/proc/sys/vm/memfd_noexec", F_OK) != 0;
@@ -102,7 +118,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:o, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:o, s:b, s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -115,7 +131,7 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
         "memfd_refuse", asb_native_memfd_refuse(p), "usr_from_host", usr_from_host, "devpts",
         p->devpts, "stack_soft", stack_soft, "owner_uid", (json_int_t)owner_uid, "files_exec",
-        files_exec, "exec_dir", plan->exec_dir);
+        files_exec, "exec_dir", plan->exec_dir, "uname_hidden", p->uname_hidden);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,
@@ -260,6 +276,22 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_atte
     if (p->seccomp != ASB_SECCOMP_NONE &&
         json_integer_value(json_object_get(att, "seccomp_mode")) != 2)
         append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp", 2, a->seccomp_mode);
+    /* Natively, every filter we stack is counted: mode 2 alone says that some filter is in
+     * force, and the uname or memfd filter would say it without the profile's own (a tampered
+     * supervisor that skipped it: test_attest_tamper). The sandbox inherited the filters of the
+     * thread that made it, this one (the caller's, or the pool's). */
+    if (strcmp(plan->backend, "native") == 0 && p->seccomp != ASB_SECCOMP_NONE) {
+        json_t *nf = json_object_get(att, "seccomp_filters");
+        long long inherited = asb_native_thread_filters();
+        long long want =
+            inherited + 1 + (asb_native_memfd_refuse(p) ? 1 : 0) + (p->uname_hidden ? 1 : 0);
+        if (!json_is_integer(nf) || inherited < 0)
+            append(why, sizeof(why), "%s%s want %lld got %lld (no Seccomp_filters: Linux 5.9+)",
+                   "Seccomp filters", want, -1);
+        else if (json_integer_value(nf) != want)
+            append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp filters", want,
+                   (long long)json_integer_value(nf));
+    }
     if (p->landlock && !a->landlock_enforced)
         append(why, sizeof(why), "%s%s want %lld got %lld", "Landlock enforced", 1, 0);
     /* No executable memfd: the kernel makes every memfd non-executable (vm.memfd_noexec = 2),

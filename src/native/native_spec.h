@@ -26,6 +26,10 @@ json_t *asb_native_binds(const asb_profile_t *p);
  * 6.3): the workload's filter then refuses memfd_create instead (the memfd_refuse program). */
 bool asb_native_memfd_refuse(const asb_profile_t *p);
 
+/* The seccomp filters in force on the calling thread (Seccomp_filters), which a sandbox it
+ * makes inherits; -1 when the kernel does not say (before Linux 5.9). */
+long long asb_native_thread_filters(void);
+
 bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *out);
 
 /* Read one control packet (wire.h records, returned as JSON) and an optional passed fd. Returns the

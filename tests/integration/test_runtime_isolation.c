@@ -19,6 +19,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 
 #define CAPBIT(c) (1ull << (c))
 /* Docker's default capability set, written out here independently of src/core/profiles.c so a
@@ -519,6 +520,72 @@ static void test_proc_locks_masked(void **state)
     }
     close(fd);
     unlink(path);
+}
+
+/* hardened answers uname(2) itself: the kernel's major.minor, never its release, version or
+ * build date, in uname, /proc/version and /proc/sys/kernel; uname's errors stay the kernel's
+ * (EFAULT for a bad or read-only buffer), from threads and children alike. baseline, as a
+ * container, shows the kernel's. */
+static void test_hardened_hides_kernel_release(void **state)
+{
+    (void)state;
+    struct utsname host;
+    assert_int_equal(uname(&host), 0);
+    unsigned major = 0, minor = 0;
+    assert_int_equal(sscanf(host.release, "%u.%u", &major, &minor), 2);
+    char want[64];
+    snprintf(want, sizeof(want), "release=%u.%u.0\n", major, minor);
+    static const char code[] =
+        "import ctypes, mmap, os, threading\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "u = os.uname()\n"
+        "print('release=' + u.release)\n"
+        "print('version=' + u.version)\n"
+        "print('node=' + u.nodename)\n"
+        "for p in ('/proc/version', '/proc/sys/kernel/osrelease', '/proc/sys/kernel/version'):\n"
+        "    print(p, open(p).read().strip())\n"
+        "print('bad', libc.uname(ctypes.c_void_p(8)), ctypes.get_errno())\n"
+        "libc.mmap.restype = ctypes.c_void_p\n"
+        "ro = libc.mmap(None, 4096, 1, 0x22, -1, 0)\n"
+        "print('ro', libc.uname(ctypes.c_void_p(ro)), ctypes.get_errno())\n"
+        "seen = set()\n"
+        "def f():\n"
+        "    for _ in range(50): seen.add(os.uname().release)\n"
+        "ts = [threading.Thread(target=f) for _ in range(4)]\n"
+        "[t.start() for t in ts]; [t.join() for t in ts]\n"
+        "r, w = os.pipe()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.write(w, os.uname().release.encode()); os._exit(0)\n"
+        "os.waitpid(pid, 0); seen.add(os.read(r, 100).decode())\n"
+        "print('seen', sorted(seen))\n";
+    asb_result_t r;
+    assert_int_equal(rt_run_code("hardened", 0, code, NULL, 0, &r), 0);
+    if (r.status != ASB_STATUS_COMPLETED || rt_bytes_has(&r.out, host.release) ||
+        !rt_bytes_has(&r.out, want))
+        rt_dump("hardened uname", &r);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_false(rt_bytes_has(&r.out, host.release));
+    assert_false(rt_bytes_has(&r.out, host.version));
+    assert_true(rt_bytes_has(&r.out, want));
+    assert_true(rt_bytes_has(&r.out, "version=#1 SMP\n"));
+    assert_true(rt_bytes_has(&r.out, "node=sandbox\n"));
+    char line[128];
+    snprintf(line, sizeof(line), "/proc/sys/kernel/osrelease %u.%u.0\n", major, minor);
+    assert_true(rt_bytes_has(&r.out, line));
+    snprintf(line, sizeof(line), "/proc/version Linux version %u.%u.0 #1 SMP\n", major, minor);
+    assert_true(rt_bytes_has(&r.out, line));
+    assert_true(rt_bytes_has(&r.out, "bad -1 14\n")); /* EFAULT */
+    assert_true(rt_bytes_has(&r.out, "ro -1 14\n"));
+    snprintf(line, sizeof(line), "seen ['%u.%u.0']\n", major, minor);
+    assert_true(rt_bytes_has(&r.out, line));
+    asb_result_free(&r);
+
+    assert_int_equal(
+        rt_run_code("baseline", 0, "import os; print(os.uname().release)", NULL, 0, &r), 0);
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    assert_true(rt_bytes_has(&r.out, host.release)); /* the control: the kernel's own answer */
+    asb_result_free(&r);
 }
 
 static void test_cannot_see_test_pid(void **state)
@@ -1371,6 +1438,7 @@ int main(void)
         RT_TEST(test_caller_session_keyring_not_inherited),
         RT_TEST(test_caller_filter_refusing_keyctl),
         RT_TEST(test_proc_locks_masked),
+        RT_TEST(test_hardened_hides_kernel_release),
         RT_TEST(test_hardened_no_exec_of_written_files),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
         RT_TEST(test_dev_read_only_but_shm),

@@ -68,6 +68,11 @@ static json_t *good(void)
     json_decref(more);
     /* A session keyring of its own: any serial but this process's (the caller's). */
     json_object_set_new(o, "session_keyring", json_integer(caller_keyring() + 1));
+    /* The filters this thread has, then hardened's own, its uname filter and, on a kernel
+     * without vm.memfd_noexec, the memfd one. */
+    json_object_set_new(o, "seccomp_filters",
+                        json_integer(asb_native_thread_filters() + 2 +
+                                     (asb_native_memfd_refuse(&g_plan.profile) ? 1 : 0)));
     return o;
 }
 
@@ -79,6 +84,31 @@ static bool check(json_t *att, char *why, size_t len)
     snprintf(why, len, "%s", a.mismatch ? a.mismatch : "");
     asb_attestation_free(&a);
     return ok;
+}
+
+/* Seccomp mode 2 says only that some filter is in force: the count says that each of ours is.
+ * One fewer (the profile's own skipped, uname's alone left), one more, none, or a count the
+ * workload could not read are refused. */
+static void test_seccomp_filters_counted(void **state)
+{
+    (void)state;
+    char why[1024];
+    json_t *att = good();
+    json_int_t want = json_integer_value(json_object_get(att, "seccomp_filters"));
+    json_decref(att);
+    assert_true(want >= 2);
+    const json_int_t wrong[] = {want - 1, want + 1, 0, -1};
+    for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+        att = good();
+        json_object_set_new(att, "seccomp_filters", json_integer(wrong[i]));
+        assert_false(check(att, why, sizeof(why)));
+        assert_non_null(strstr(why, "Seccomp filters"));
+        json_decref(att);
+    }
+    att = good();
+    json_object_del(att, "seccomp_filters");
+    assert_false(check(att, why, sizeof(why)));
+    json_decref(att);
 }
 
 static void test_good_attestation_passes(void **state)
@@ -230,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_good_attestation_passes),
         cmocka_unit_test(test_caller_state_fields_missing_or_wrong),
         cmocka_unit_test(test_memfd_noexec_or_refused),
+        cmocka_unit_test(test_seccomp_filters_counted),
         cmocka_unit_test(test_docker_needs_memfd_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

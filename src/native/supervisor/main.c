@@ -338,6 +338,23 @@ int main(int argc, char **argv)
         return fatal(&spec, "the workload sent no attestation");
     }
     close(probe);
+    /* Sent before the attestation, so it is queued by now. */
+    sup_uname_t un = {.listener = -1};
+    if (spec.uname_hidden) {
+        int lfd = -1;
+        size_t nl = 0;
+        char u = 0;
+        if (asb_fd_recv(jobsk[0], &u, 1, MSG_DONTWAIT, &lfd, 1, &nl) != 1 || u != 'u' || nl != 1) {
+            if (nl == 1)
+                close(lfd);
+            kill_all(&st);
+            return fatal(&spec, "uname: the workload sent no notification listener");
+        }
+        if (sup_uname_init(&un, lfd, st.workload, &err) < 0) {
+            kill_all(&st);
+            return fatal(&spec, err.message);
+        }
+    }
     asb_wire_buf_t ao = {0};
     uint8_t *araw = NULL;
     size_t arlen = 0;
@@ -432,14 +449,15 @@ int main(int argc, char **argv)
     int attfd = attp[0];
     size_t exec_len = 0;
     while (!st.workload_done) {
-        struct pollfd p[5] = {stream_poll(&out),
+        struct pollfd p[6] = {stream_poll(&out),
                               stream_poll(&errs),
                               {.fd = sfd, .events = POLLIN},
                               {.fd = ctl, .events = POLLIN},
-                              {.fd = attfd, .events = POLLIN}};
+                              {.fd = attfd, .events = POLLIN},
+                              {.fd = un.listener, .events = POLLIN}};
         uint64_t t = sup_now_ms();
         int timeout = t >= deadline ? 0 : (int)(deadline - t);
-        int r = poll(p, 5, timeout);
+        int r = poll(p, 6, timeout);
         if (r < 0 && errno != EINTR)
             break;
         if (r > 0 && p[2].revents)
@@ -489,7 +507,14 @@ int main(int argc, char **argv)
                 attfd = -1;
             }
         }
+        /* One notification per turn, so a uname loop cannot starve the output relay. A hang-up
+         * means no process holds the filter any more. */
+        if (p[5].revents & POLLIN)
+            sup_uname_serve(&un);
+        else if (p[5].revents)
+            sup_uname_free(&un);
     }
+    sup_uname_free(&un);
     /* The workload ended: whatever it left behind dies now, then the pipes drain to EOF. */
     kill_all(&st);
     pump(&out, &st, true);

@@ -23,6 +23,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* Staging: a small tmpfs over the host's /tmp, private to our mount namespace. The new root is
@@ -342,6 +343,36 @@ static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
 }
 
 /* A random boot id (the kernel's format: a version 4 UUID) over the host's. */
+/* hardened: what /proc says of the kernel agrees with our answer to uname(2) (uname.c), not the
+ * kernel's release, version and build. */
+static int kernel_names(asb_error_t *err)
+{
+    struct utsname real;
+    if (uname(&real) < 0)
+        return asb_err_sys(err, errno, "uname");
+    char answer[390], text[256];
+    sup_uname_answer(&real, answer);
+    const char *release = answer + 2 * 65, *version = answer + 3 * 65;
+    static const struct {
+        const char *dst, *stage;
+    } files[] = {{NEWROOT "/proc/version", STAGE "/version"},
+                 {NEWROOT "/proc/sys/kernel/osrelease", STAGE "/osrelease"},
+                 {NEWROOT "/proc/sys/kernel/version", STAGE "/kversion"}};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        if (access(files[i].dst, F_OK) < 0)
+            continue;
+        if (i == 0)
+            snprintf(text, sizeof(text), "Linux version %s %s\n", release, version);
+        else
+            snprintf(text, sizeof(text), "%s\n", i == 1 ? release : version);
+        int rc;
+        if ((rc = write_file(files[i].stage, text, 0444, err)) < 0 ||
+            (rc = xmount(files[i].stage, files[i].dst, NULL, MS_BIND, NULL, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int boot_id(asb_error_t *err)
 {
     static const char dst[] = NEWROOT "/proc/sys/kernel/random/boot_id";
@@ -409,7 +440,7 @@ static int proc_fs(const sup_spec_t *spec, int proc_mnt, asb_error_t *err)
     }
     /* boot_id names the host's boot (it is the host's in every namespace): a random one per
      * sandbox instead, bound read-only with /proc/sys below (red-team finding). */
-    if ((rc = boot_id(err)) < 0)
+    if ((rc = boot_id(err)) < 0 || (spec->uname_hidden && (rc = kernel_names(err)) < 0))
         return rc;
     for (size_t i = 0; i < ASB_PROC_N_READONLY; i++) {
         snprintf(dst, sizeof(dst), NEWROOT "/proc/%s", ASB_PROC_READONLY[i]);

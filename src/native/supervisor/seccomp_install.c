@@ -116,3 +116,29 @@ int asb_seccomp_install_memfd_refuse(asb_error_t *err)
                               .filter = (struct sock_filter *)asb_bpf_memfd_refuse};
     return install_program("memfd_refuse", prog, err);
 }
+
+int asb_seccomp_install_uname_notify(int *listener, asb_error_t *err)
+{
+    *listener = -1;
+#if !defined(__x86_64__)
+    return seccomp_fail(err, -ENOTSUP,
+                        "seccomp uname_notify: the generated filters are for "
+                        "x86_64 only");
+#else
+    struct sock_fprog prog = {.len = (unsigned short)asb_bpf_uname_notify_len,
+                              .filter = (struct sock_filter *)asb_bpf_uname_notify};
+    /* No TSYNC: the kernel takes it with a listener only as TSYNC_ESRCH, and the caller is
+     * single-threaded (the contract above). */
+    long fd =
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    if (fd < 0) {
+        int e = errno;
+        return seccomp_fail(err, -e,
+                            "seccomp uname_notify: install filter with a listener (%s): the "
+                            "kernel release cannot be hidden",
+                            strerror(e));
+    }
+    *listener = (int)fd;
+    return 0;
+#endif
+}

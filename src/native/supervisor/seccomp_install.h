@@ -22,6 +22,12 @@ int asb_seccomp_install(asb_seccomp_policy_t policy, asb_error_t *err);
  * not be made non-executable. Same contract as asb_seccomp_install. */
 int asb_seccomp_install_memfd_refuse(asb_error_t *err);
 
+/* Install the uname_notify program: uname(2) becomes a notification on *listener (a new fd,
+ * close-on-exec), for the supervisor to answer (uname.c); everything else is left to the
+ * filters below. Before the profile's own filter, which refuses seccomp(2). Same contract as
+ * asb_seccomp_install. */
+int asb_seccomp_install_uname_notify(int *listener, asb_error_t *err);
+
 /* "none", "docker_default", "hardened" (the names of the generated arrays), or "unknown". */
 const char *asb_seccomp_policy_name(asb_seccomp_policy_t policy);
 

@@ -70,10 +70,10 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
             keep = 0, stack_soft = 0, owner_uid = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
-         mfdref = 0, usrhost = 0, devpts = 0, execdir = 0;
-    /* Strict: well-formed, exactly these 32 keys (no duplicates: asb_wire_check), right types. */
+         mfdref = 0, usrhost = 0, devpts = 0, execdir = 0, unamehid = 0;
+    /* Strict: well-formed, exactly these 33 keys (no duplicates: asb_wire_check), right types. */
     rc = -EINVAL;
-    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 32 ||
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 33 ||
         asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
         asb_wire_get_str(m, mlen, "root", &root) < 0 ||
         asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
@@ -104,7 +104,8 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_int(m, mlen, "stack_soft", &stack_soft) < 0 ||
         asb_wire_get_int(m, mlen, "owner_uid", &owner_uid) < 0 ||
         asb_wire_get_strv(m, mlen, "files_exec", &execs, &n_execs) < 0 ||
-        asb_wire_get_bool(m, mlen, "exec_dir", &execdir) < 0) {
+        asb_wire_get_bool(m, mlen, "exec_dir", &execdir) < 0 ||
+        asb_wire_get_bool(m, mlen, "uname_hidden", &unamehid) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -127,6 +128,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->usr_from_host = usrhost;
     spec->devpts = devpts;
     spec->exec_dir = execdir;
+    spec->uname_hidden = unamehid;
     spec->workspace_bytes = (uint64_t)ws, spec->tmp_bytes = (uint64_t)tmp;
     spec->caps_keep = (uint64_t)keep;
     spec->uid = (long)uid, spec->gid = (long)gid;
@@ -201,7 +203,7 @@ int sup_spec_take_job(sup_spec_t *spec, sup_spec_t *job, asb_error_t *err)
         spec->caps_keep == job->caps_keep && spec->seccomp == job->seccomp &&
         spec->uid == job->uid && spec->gid == job->gid && spec->fsize == job->fsize &&
         spec->nofile == job->nofile && spec->n_bind_ro == job->n_bind_ro &&
-        spec->owner_uid == job->owner_uid;
+        spec->owner_uid == job->owner_uid && spec->uname_hidden == job->uname_hidden;
     for (size_t i = 0; same && i < spec->n_bind_ro; i++)
         same = strcmp(spec->bind_ro[i], job->bind_ro[i]) == 0;
     for (size_t i = 0; i < job->n_bind_ro; i++)

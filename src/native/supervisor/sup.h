@@ -41,6 +41,7 @@ typedef struct sup_spec {
     bool memfd_refuse;  /* memfd_noexec on a kernel without it: memfd_create refused instead */
     bool usr_from_host; /* /usr arrives as a mount from the host ("usr_tree") */
     bool devpts;        /* a private devpts instance at /dev/pts */
+    bool uname_hidden;  /* uname(2) answered by us (uname.c), hardened */
     bool exec_dir;      /* a tmpfs at ASB_EXEC_DIR for the job's programs (sealed at the job) */
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
@@ -163,6 +164,28 @@ bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool 
 int sup_read_attestation(int fd, char *buf, size_t size, int timeout_ms);
 /* Reap every child that has ended (WNOHANG); the workload's wait status into *status, *done. */
 void sup_reap_workload(pid_t workload, int *status, bool *done);
+
+/* uname.c: answering the workload's uname(2) (hardened) on a seccomp notification listener. */
+struct utsname;
+struct seccomp_notif;
+struct seccomp_notif_resp;
+typedef struct sup_uname {
+    int listener; /* -1: not answering */
+    struct seccomp_notif *req;
+    struct seccomp_notif_resp *resp;
+    size_t req_size, resp_size;
+    char answer[390]; /* struct utsname as the kernel writes it: six fields of 65 bytes */
+} sup_uname_t;
+/* What uname(2) says in the sandbox, from what the kernel says: sysname "Linux", the release
+ * cut to "MAJOR.MINOR.0", version "#1 SMP"; nodename, machine and domainname as they are (the
+ * UTS namespace already names the sandbox). answer: 390 bytes. */
+void sup_uname_answer(const struct utsname *real, char answer[390]);
+/* Take over the listener (closed on every path) and check that the host lets us write the
+ * workload's memory at all (Yama): the run is refused otherwise. */
+int sup_uname_init(sup_uname_t *u, int listener, pid_t workload, asb_error_t *err);
+/* Answer one pending notification (poll said the listener is readable). */
+void sup_uname_serve(sup_uname_t *u);
+void sup_uname_free(sup_uname_t *u);
 
 /* execve argv[0], searched in the PATH of env (not ours) when it has no '/'; returns errno. */
 int sup_exec_in_path(char **argv, char **env);

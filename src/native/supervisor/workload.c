@@ -147,6 +147,20 @@ static uint64_t parse_hex(const char *s)
     return strtoull(s, NULL, 16);
 }
 
+/* The first line of a small file, without its newline; "" when it cannot be read. */
+static const char *read_line(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return buf;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
 /* What is actually in force, read back from the kernel, not from what we meant to do. */
 void sup_attest(int landlock_requested, const char *landlock_probe, const char *scope_probe,
                 int64_t session_keyring, asb_wire_buf_t *o)
@@ -180,6 +194,8 @@ void sup_attest(int landlock_requested, const char *landlock_probe, const char *
             asb_wire_put_int(o, "no_new_privs", atoi(v));
         } else if (!strcmp(line, "Seccomp")) {
             asb_wire_put_int(o, "seccomp_mode", atoi(v));
+        } else if (!strcmp(line, "Seccomp_filters")) { /* Linux 5.9+ */
+            asb_wire_put_int(o, "seccomp_filters", atoi(v));
         } else if (!strcmp(line, "Umask")) {
             asb_wire_put_int(o, "umask", (int64_t)strtol(v, NULL, 8));
         }
@@ -265,10 +281,11 @@ void sup_attest(int landlock_requested, const char *landlock_probe, const char *
     if (mfd >= 0)
         close(mfd);
 
-    struct utsname u;
-    bool named = uname(&u) == 0;
-    asb_wire_put_str(o, "hostname", named ? u.nodename : "");
-    asb_wire_put_str(o, "domainname", named ? u.domainname : "");
+    /* From the UTS namespace's /proc/sys files, not uname(2): in hardened that is a question to
+     * the supervisor (uname.c), which answers only once this attestation is in. */
+    char name[72];
+    asb_wire_put_str(o, "hostname", read_line("/proc/sys/kernel/hostname", name, sizeof(name)));
+    asb_wire_put_str(o, "domainname", read_line("/proc/sys/kernel/domainname", name, sizeof(name)));
 
     /* What a caller's process state could have handed down (inherited.c): the personality
      * (ADDR_NO_RANDOMIZE turns ASLR off), the OOM score adjustment, a real-time scheduling
@@ -480,6 +497,19 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     /* Under the main filter, not on it: hardened's own filter refuses seccomp(2) itself. */
     if (spec->memfd_refuse && asb_seccomp_install_memfd_refuse(&err) < 0)
         fail(att, "error:", err.message, 125);
+    /* Also under the main filter; its listener goes to the supervisor, which answers uname(2)
+     * for every process of the sandbox from now on (uname.c), on the job socket, before the
+     * attestation (the supervisor takes it right after). Nothing here calls uname. */
+    if (spec->uname_hidden) {
+        int listener = -1;
+        if (seccomp_done)
+            fail(att, "error:", "uname: hidden only under no_new_privs", 125);
+        if (asb_seccomp_install_uname_notify(&listener, &err) < 0)
+            fail(att, "error:", err.message, 125);
+        if (asb_fd_send(4, "u", 1, &listener, 1) < 0)
+            fail(att, "error:", "uname: cannot hand the listener to the supervisor", 125);
+        close(listener);
+    }
     if (!seccomp_done && !SUP_TAMPERED(SECCOMP) && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 

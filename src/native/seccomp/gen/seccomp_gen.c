@@ -132,32 +132,51 @@ static int build_memfd_refuse(scmp_filter_ctx *out)
     return 0;
 }
 
-static int emit_memfd_refuse(FILE *f)
+/* hardened: uname(2) goes to the supervisor, which answers it without the kernel's patch level,
+ * build tag and build date (supervisor/uname.c). Stacked like memfd_refuse: a notification is
+ * weaker than any refusal of the filter below and stronger than its "allow". */
+#define UNAME_NOTIFY_NAME "uname_notify"
+static int build_uname_notify(scmp_filter_ctx *out)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return -ENOMEM;
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(uname), 0);
+    if (rc < 0) {
+        seccomp_release(ctx);
+        fprintf(stderr, "asb-seccomp-gen: " UNAME_NOTIFY_NAME ": %s\n", strerror(-rc));
+        return rc;
+    }
+    *out = ctx;
+    return 0;
+}
+
+/* One small program stacked on a profile's own filter. */
+static int emit_stacked(FILE *f, const char *name, const char *comment,
+                        int (*builder)(scmp_filter_ctx *))
 {
     scmp_filter_ctx ctx = NULL;
     struct sock_filter *prog = NULL;
     size_t len = 0;
-    int rc = build_memfd_refuse(&ctx);
+    int rc = builder(&ctx);
     if (rc < 0)
         return rc;
     rc = export_bpf(ctx, &prog, &len);
     seccomp_release(ctx);
     if (rc < 0) {
-        fprintf(stderr, "asb-seccomp-gen: " MEMFD_REFUSE_NAME ": export: %s\n", strerror(-rc));
+        fprintf(stderr, "asb-seccomp-gen: %s: export: %s\n", name, strerror(-rc));
         return rc;
     }
-    fprintf(f, "/* ---- " MEMFD_REFUSE_NAME " ---------------------------------------------------\n"
-               " * Stacked on hardened's filter where the kernel has no vm.memfd_noexec (before\n"
-               " * Linux 6.3): memfd_create fails with EPERM, everything else is left to the\n"
-               " * filter below. */\n");
-    fprintf(f, "__attribute__((unused)) static const struct sock_filter asb_bpf_%s[] = {\n",
-            MEMFD_REFUSE_NAME);
+    fprintf(f, "/* ---- %s ----\n%s */\n", name, comment);
+    fprintf(f, "__attribute__((unused)) static const struct sock_filter asb_bpf_%s[] = {\n", name);
     for (size_t i = 0; i < len; i++)
         fprintf(f, "    {0x%04x, %3u, %3u, 0x%08x},\n", prog[i].code, prog[i].jt, prog[i].jf,
                 prog[i].k);
     fprintf(f, "};\n");
-    fprintf(f, "__attribute__((unused)) static const unsigned asb_bpf_%s_len = %zuu;\n\n",
-            MEMFD_REFUSE_NAME, len);
+    fprintf(f, "__attribute__((unused)) static const unsigned asb_bpf_%s_len = %zuu;\n\n", name,
+            len);
     free(prog);
     return 0;
 }
@@ -206,7 +225,19 @@ static int write_header(const char *path)
         emit_array(f, POLICIES[i], prog, len);
         free(prog);
     }
-    if (status == 0 && emit_memfd_refuse(f) < 0)
+    if (status == 0 &&
+        emit_stacked(
+            f, MEMFD_REFUSE_NAME,
+            " * Stacked on hardened's filter where the kernel has no vm.memfd_noexec (before\n"
+            " * Linux 6.3): memfd_create fails with EPERM, everything else is left to the\n"
+            " * filter below.",
+            build_memfd_refuse) < 0)
+        status = 1;
+    if (status == 0 &&
+        emit_stacked(f, UNAME_NOTIFY_NAME,
+                     " * Stacked on hardened's filter: uname(2) is a notification the supervisor\n"
+                     " * answers; everything else is left to the filter below.",
+                     build_uname_notify) < 0)
         status = 1;
     fprintf(f, "#endif\n");
     if (fclose(f) != 0 && status == 0) {

@@ -1,0 +1,131 @@
+/* uname.c - answering the workload's uname(2) in hardened.
+ *
+ * The kernel's release string ("6.18.44-fc-v1045") and version ("#1 SMP PREEMPT_DYNAMIC <build
+ * date>") name the exact kernel a sandbox runs on, and with it every bug that kernel still has:
+ * what an exploit needs first. A UTS namespace cannot change them, so the workload's uname(2)
+ * is a seccomp notification (the uname_notify filter, stacked on hardened's own), and we answer
+ * it: the major and minor version only ("6.18.0"), which programs that check for a feature by
+ * version still read correctly, and a fixed "#1 SMP".
+ *
+ * The answer is written into the caller's buffer with process_vm_writev, which keeps to the page
+ * protections the kernel's own uname would meet (EFAULT otherwise). The caller is stopped in the
+ * call while we write, so its pid is its own: a pid is only reused after the whole pid space
+ * has gone round (pid_max), and every process here is the same workload's anyway.
+ *
+ * We hold CAP_SYS_PTRACE in the sandbox's user namespace, which owns the credentials and (after its
+ * exec) the memory of every program the workload runs; a host that forbids the write anyway (Yama
+ * ptrace_scope 3) refuses the run at sup_uname_init. Where an LSM or an unreadable program's memory
+ * (owned by an id the sandbox does not map) still refuses it, uname(2) fails with EFAULT: the
+ * release is never given out. Our own workload process, before its exec, never asks (its memory
+ * belongs to the host's user namespace). */
+#include "core/error.h"
+#include "native/supervisor/sup.h"
+
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define UTS_FIELD 65
+
+static void put_field(char answer[390], int i, const char *value)
+{
+    char *f = answer + (size_t)i * UTS_FIELD;
+    memset(f, 0, UTS_FIELD);
+    snprintf(f, UTS_FIELD, "%s", value);
+}
+
+void sup_uname_answer(const struct utsname *real, char answer[390])
+{
+    unsigned major = 0, minor = 0;
+    char release[UTS_FIELD];
+    if (sscanf(real->release, "%u.%u", &major, &minor) != 2)
+        major = 0, minor = 0;
+    snprintf(release, sizeof(release), "%u.%u.0", major, minor);
+    put_field(answer, 0, "Linux");
+    put_field(answer, 1, real->nodename);
+    put_field(answer, 2, release);
+    put_field(answer, 3, "#1 SMP");
+    put_field(answer, 4, real->machine);
+    /* The kernel's sixth field; musl and glibc name it differently, so it is read from the
+     * structure by offset, as the kernel writes it. */
+    put_field(answer, 5, (const char *)real + 5 * UTS_FIELD);
+}
+
+int sup_uname_init(sup_uname_t *u, int listener, pid_t workload, asb_error_t *err)
+{
+    memset(u, 0, sizeof(*u));
+    u->listener = -1;
+    struct seccomp_notif_sizes sizes;
+    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
+        int e = errno;
+        close(listener);
+        return asb_err_sys(err, e, "uname: seccomp notification sizes");
+    }
+    /* The kernel's structures may have grown past the ones we were built with. */
+    u->req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
+                                                                     : sizeof(struct seccomp_notif);
+    u->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+                       ? sizes.seccomp_notif_resp
+                       : sizeof(struct seccomp_notif_resp);
+    u->req = calloc(1, u->req_size);
+    u->resp = calloc(1, u->resp_size);
+    struct utsname real;
+    if (!u->req || !u->resp || uname(&real) < 0) {
+        close(listener);
+        sup_uname_free(u);
+        return asb_err_sys(err, ENOMEM, "uname: answer");
+    }
+    sup_uname_answer(&real, u->answer);
+    /* Yama's ptrace_scope 3 forbids every process to write another's memory, ours included. */
+    (void)workload;
+    if (sup_read_int("/proc/sys/kernel/yama/ptrace_scope", 0) >= 3) {
+        close(listener);
+        sup_uname_free(u);
+        return asb_err(err, -EPERM,
+                       "uname: Yama's ptrace_scope is 3, so the workload's uname(2) could not be "
+                       "answered without the kernel's release");
+    }
+    u->listener = listener;
+    return 0;
+}
+
+void sup_uname_serve(sup_uname_t *u)
+{
+    if (u->listener < 0)
+        return;
+    memset(u->req, 0, u->req_size);
+    if (ioctl(u->listener, SECCOMP_IOCTL_NOTIF_RECV, u->req) < 0)
+        return; /* EINTR, or the caller is gone (ENOENT): nothing to answer */
+    memset(u->resp, 0, u->resp_size);
+    u->resp->id = u->req->id;
+    if (u->req->data.nr != SYS_uname) {
+        u->resp->error = -ENOSYS; /* the filter sends nothing else */
+    } else {
+        /* Into the caller's memory as the kernel would write it: no write past a page's
+         * protection (unlike /proc/PID/mem), EFAULT for an address it cannot take. */
+        struct iovec local = {.iov_base = u->answer, .iov_len = sizeof(u->answer)};
+        struct iovec remote = {.iov_base = (void *)(uintptr_t)u->req->data.args[0],
+                               .iov_len = sizeof(u->answer)};
+        ssize_t w = process_vm_writev(u->req->pid, &local, 1, &remote, 1, 0);
+        u->resp->error = w == (ssize_t)sizeof(u->answer) ? 0 : -EFAULT;
+    }
+    (void)ioctl(u->listener, SECCOMP_IOCTL_NOTIF_SEND, u->resp);
+}
+
+void sup_uname_free(sup_uname_t *u)
+{
+    if (u->listener >= 0)
+        close(u->listener);
+    free(u->req);
+    free(u->resp);
+    u->listener = -1;
+    u->req = NULL;
+    u->resp = NULL;
+}
