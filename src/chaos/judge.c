@@ -386,6 +386,19 @@ static asb_chaos_verdict_t j_kernel(const asb_chaos_obs_t *o, const asb_result_t
     if (asb_chaos_output_has(r, o->kernel_release))
         return say(ASB_CHAOS_SUCCEEDED, ev, n, "host kernel release %s appeared in the output",
                    o->kernel_release);
+    /* The vDSO's version note (LINUX_VERSION_CODE) is in every process's own memory: a shared
+     * kernel cannot hide its numeric version, only the release string's build tag, and the
+     * evidence says which of the two the run saw. */
+    unsigned a = 0, b = 0, c = 0;
+    char numeric[64] = "";
+    if (sscanf(o->kernel_release, "%u.%u.%u", &a, &b, &c) == 3)
+        snprintf(numeric, sizeof(numeric), "vdso version %u.%u.%u", a, b, c > 255 ? 255 : c);
+    if (numeric[0] && asb_chaos_output_has(r, numeric))
+        return say(ASB_CHAOS_BLOCKED, ev, n,
+                   "the host kernel release %s never appeared in the output; its numeric "
+                   "version did (%s, from the vDSO's note, which no sandbox on a shared kernel "
+                   "can hide)",
+                   o->kernel_release, numeric + 13);
     return say(ASB_CHAOS_BLOCKED, ev, n, "the host kernel release never appeared in the output");
 }
 

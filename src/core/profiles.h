@@ -51,8 +51,9 @@ typedef struct asb_profile {
      * (n_gsm, n_hdlc), and TIOCSTI is why a terminal is dangerous to share at all. */
     bool devpts;
     /* uname(2) is answered by the supervisor: the kernel's major and minor version only, no
-     * patch level, build tag or build date, which name the exact kernel (and its known bugs) to
-     * an exploit; /proc/version and /proc/sys/kernel/{osrelease,version} are masked too. */
+     * build tag or build date, which name the exact kernel build (and its known bugs) to an
+     * exploit; /proc/version, /proc/sys/kernel/{osrelease,version} agree and /usr/lib/modules
+     * is empty. The vDSO's numeric version (LINUX_VERSION_CODE) cannot be hidden. */
     bool uname_hidden;
     bool cgroup;   /* memory (no swap), pids, cpu and disk read limits */
     long uid, gid; /* inside; -1 = unchanged */

@@ -153,7 +153,7 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
         r->attested = true;
         asb_plan_t vplan = *r->plan; /* shallow: the verifier reads the profile only */
         vplan.profile = r->prof;
-        bool ok = asb_native_verify_attestation(&vplan, m, &r->res->attestation);
+        bool ok = asb_native_verify_attestation(&vplan, m, -1, &r->res->attestation);
         /* Sockets the workload makes must count against its memory (cgroup v1): the limit is
          * set now, before the release, or the run is refused. And the host's backstop must
          * reach every process of the container: its cgroup is found and opened now, or the run

@@ -591,7 +591,8 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
             if (!r->sup_error)
                 r->sup_error = strdup(cgerr.message);
             send_packet(r->ctl[0], "abort");
-        } else if (asb_native_verify_attestation(r->plan, m, &r->res->attestation)) {
+        } else if (asb_native_verify_attestation(r->plan, m, asb_native_seccomp_filters(r->pid),
+                                                 &r->res->attestation)) {
             /* The job is the go: only an attested sandbox learns what to run. */
             asb_error_t jerr;
             if (send_job(r, &jerr) == 0) {

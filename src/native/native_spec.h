@@ -26,11 +26,14 @@ json_t *asb_native_binds(const asb_profile_t *p);
  * 6.3): the workload's filter then refuses memfd_create instead (the memfd_refuse program). */
 bool asb_native_memfd_refuse(const asb_profile_t *p);
 
-/* The seccomp filters in force on the calling thread (Seccomp_filters), which a sandbox it
- * makes inherits; -1 when the kernel does not say (before Linux 5.9). */
-long long asb_native_thread_filters(void);
+/* The seccomp filters in force on process pid (Seccomp_filters in its /proc status), or on the
+ * calling thread when pid is 0; -1 when the kernel does not say (before Linux 5.9). */
+long long asb_native_seccomp_filters(pid_t pid);
 
-bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, asb_attestation_t *out);
+/* inherited: the seccomp filters the supervisor runs under (asb_native_seccomp_filters of its
+ * pid; -1 unknown), to which each filter the workload stacks adds one. */
+bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, long long inherited,
+                                   asb_attestation_t *out);
 
 /* Read one control packet (wire.h records, returned as JSON) and an optional passed fd. Returns the
  * object or NULL on EOF/error; *fd_out is -1 when no fd came with it. */

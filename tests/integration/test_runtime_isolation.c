@@ -586,6 +586,35 @@ static void test_hardened_hides_kernel_release(void **state)
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);
     assert_true(rt_bytes_has(&r.out, host.release)); /* the control: the kernel's own answer */
     asb_result_free(&r);
+
+    /* The host's /usr/lib/modules/<release> (made here when this host has none): empty in
+     * hardened, listed in baseline (the control). */
+    bool made_dir = access("/usr/lib/modules", F_OK) != 0;
+    char mod[300];
+    snprintf(mod, sizeof(mod), "/usr/lib/modules/%s", host.release);
+    bool made_mod = access(mod, F_OK) != 0;
+    if (made_dir)
+        assert_int_equal(mkdir("/usr/lib/modules", 0755), 0);
+    if (made_mod)
+        assert_int_equal(mkdir(mod, 0755), 0);
+    static const char ls[] = "import os; print('modules', os.listdir('/usr/lib/modules'))";
+    asb_result_t h, b;
+    int hrc = rt_run_code("hardened", 0, ls, NULL, 0, &h);
+    int brc = rt_run_code("baseline", 0, ls, NULL, 0, &b);
+    if (made_mod)
+        rmdir(mod);
+    if (made_dir)
+        rmdir("/usr/lib/modules");
+    assert_int_equal(hrc, 0);
+    assert_int_equal(brc, 0);
+    if (!rt_bytes_has(&h.out, "modules []\n") || !rt_bytes_has(&b.out, host.release)) {
+        rt_dump("hardened modules", &h);
+        rt_dump("baseline modules", &b);
+    }
+    assert_true(rt_bytes_has(&h.out, "modules []\n"));
+    assert_true(rt_bytes_has(&b.out, host.release));
+    asb_result_free(&h);
+    asb_result_free(&b);
 }
 
 static void test_cannot_see_test_pid(void **state)

@@ -3,6 +3,10 @@
  * not fit the template is refused, a sandbox that died while prepared is never used, and the pool
  * leaves nothing behind. All judged from host-side evidence. Runs as root. */
 #include "rt_common.h"
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <linux/seccomp.h>
+#include <linux/filter.h>
 #include "core/limits.h"
 #include "io/file_in.h"
 
@@ -547,6 +551,62 @@ static void test_pool_threads(void **state)
     asb_pool_free(pool);
 }
 
+/* A run asked for from a thread with one seccomp filter more than the pool's thread (a caller
+ * that filters its own workers): the sandbox was made, and inherited its filters, on the pool's
+ * thread, and the host counts the workload's filters from its supervisor's, so the run is
+ * attested and completes (review finding: the count came from the asking thread, which
+ * refused every such run, or accepted a sandbox one filter short). A cold run from the same
+ * thread inherits that filter and completes too. */
+typedef struct filtered_run {
+    asb_pool_t *pool;
+    int rc, cold_rc;
+    asb_status_t status, cold_status;
+    bool prepared;
+} filtered_run_t;
+
+static void *filtered_thread(void *arg)
+{
+    filtered_run_t *f = arg;
+    struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    struct sock_fprog prog = {.len = 1, .filter = allow};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
+        f->rc = f->cold_rc = -errno;
+        return NULL;
+    }
+    asb_result_t r;
+    asb_error_t err;
+    f->rc = pool_code(f->pool, "print('ok')", NULL, 10, &r, &err);
+    f->status = r.status;
+    f->prepared = r.prepared;
+    if (f->rc != 0 || r.status != ASB_STATUS_COMPLETED)
+        rt_dump("pooled run from a filtered thread", &r);
+    asb_result_free(&r);
+    f->cold_rc = rt_run_code("hardened", 0, "print('ok')", NULL, 0, &r);
+    f->cold_status = r.status;
+    if (f->cold_rc != 0 || r.status != ASB_STATUS_COMPLETED)
+        rt_dump("cold run from a filtered thread", &r);
+    asb_result_free(&r);
+    return NULL;
+}
+
+static void test_pool_run_from_filtered_thread(void **state)
+{
+    (void)state;
+    asb_pool_t *pool = new_pool("hardened", 1);
+    wait_ready(pool, 1);
+    filtered_run_t f = {.pool = pool};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, filtered_thread, &f), 0);
+    pthread_join(th, NULL);
+    assert_int_equal(f.rc, 0);
+    assert_int_equal(f.status, ASB_STATUS_COMPLETED);
+    assert_true(f.prepared);
+    assert_int_equal(f.cold_rc, 0);
+    assert_int_equal(f.cold_status, ASB_STATUS_COMPLETED);
+    asb_pool_free(pool);
+}
+
 /* The pool's thread waits as SCHED_BATCH (pool.c); the sandboxes it prepares must not inherit
  * that: a pooled program runs under the same policy as a cold one (SCHED_OTHER, 0). */
 static void test_pool_program_policy_is_normal(void **state)
@@ -701,6 +761,7 @@ int main(void)
         RT_TEST(test_pool_dead_sandbox_not_used),
         RT_TEST(test_pool_sandbox_ends_before_hand_over),
         RT_TEST(test_pool_threads),
+        RT_TEST(test_pool_run_from_filtered_thread),
         RT_TEST(test_pool_sandboxes_share_nothing),
         RT_TEST(test_pool_program_policy_is_normal),
         RT_TEST(test_pool_releases_mount_namespaces),

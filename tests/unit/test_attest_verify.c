@@ -71,7 +71,7 @@ static json_t *good(void)
     /* The filters this thread has, then hardened's own, its uname filter and, on a kernel
      * without vm.memfd_noexec, the memfd one. */
     json_object_set_new(o, "seccomp_filters",
-                        json_integer(asb_native_thread_filters() + 2 +
+                        json_integer(asb_native_seccomp_filters(0) + 2 +
                                      (asb_native_memfd_refuse(&g_plan.profile) ? 1 : 0)));
     return o;
 }
@@ -80,7 +80,7 @@ static bool check(json_t *att, char *why, size_t len)
 {
     asb_attestation_t a;
     memset(&a, 0, sizeof(a));
-    bool ok = asb_native_verify_attestation(&g_plan, att, &a);
+    bool ok = asb_native_verify_attestation(&g_plan, att, asb_native_seccomp_filters(0), &a);
     snprintf(why, len, "%s", a.mismatch ? a.mismatch : "");
     asb_attestation_free(&a);
     return ok;
@@ -245,7 +245,7 @@ static void test_docker_needs_memfd_refused(void **state)
         json_object_set_new(att, "memfd_create_refused", json_boolean(cases[i].refused));
         asb_attestation_t a;
         memset(&a, 0, sizeof(a));
-        bool ok = asb_native_verify_attestation(&dplan, att, &a);
+        bool ok = asb_native_verify_attestation(&dplan, att, -1, &a);
         if (ok != cases[i].ok)
             fail_msg("docker: memfd_noexec %lld, refused %d: %s (%s)", (long long)cases[i].noexec,
                      cases[i].refused, ok ? "accepted" : "refused", a.mismatch ? a.mismatch : "");

@@ -199,6 +199,15 @@ static void test_output_judges(void **state)
         assert_int_equal(judge(&f, cases[i].attack), ASB_CHAOS_SUCCEEDED);
         fx_free(&f);
     }
+    /* The numeric version alone (the vDSO's note) is not the release: blocked, and said. */
+    {
+        fixture_t f;
+        fx_init(&f);
+        fx_out(&f, "Linux sandbox 6.18.0 #1 SMP\nvdso version 6.18.44\n");
+        asb_chaos_verdict_t v = judge(&f, "kernel_version_leak");
+        assert_int_equal(v, ASB_CHAOS_BLOCKED);
+        fx_free(&f);
+    }
     /* No planted secret: the harness cannot decide, and says so. */
     fixture_t f;
     fx_init(&f);

@@ -370,6 +370,29 @@ static int kernel_names(asb_error_t *err)
             (rc = xmount(files[i].stage, files[i].dst, NULL, MS_BIND, NULL, err)) < 0)
             return rc;
     }
+    /* The host's /usr names its kernels too: /usr/lib/modules/<release> (nothing in a sandbox
+     * loads a module), and the running release's headers and image docs, by their exact names
+     * (Debian's and Ubuntu's: <release>, <release without its flavour>, that + "-common"), not
+     * by a scan of directories that hold a thousand entries (review finding). */
+    char base[65], names[6][160];
+    snprintf(base, sizeof(base), "%s", real.release);
+    char *dash = strrchr(base, '-');
+    if (dash)
+        *dash = '\0';
+    snprintf(names[0], sizeof(names[0]), NEWROOT "/usr/lib/modules");
+    snprintf(names[1], sizeof(names[1]), NEWROOT "/usr/src/linux-headers-%s", real.release);
+    snprintf(names[2], sizeof(names[2]), NEWROOT "/usr/src/linux-headers-%s", base);
+    snprintf(names[3], sizeof(names[3]), NEWROOT "/usr/src/linux-headers-%s-common", base);
+    snprintf(names[4], sizeof(names[4]), NEWROOT "/usr/share/doc/linux-image-%s", real.release);
+    snprintf(names[5], sizeof(names[5]), NEWROOT "/usr/share/doc/linux-headers-%s", real.release);
+    for (size_t i = 0; i < 6; i++) {
+        struct stat st;
+        if (lstat(names[i], &st) < 0 || !S_ISDIR(st.st_mode))
+            continue;
+        if (mount("tmpfs", names[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=0,mode=0555") < 0)
+            return asb_err_sys(err, errno, "mask %s", names[i]);
+    }
     return 0;
 }
 

@@ -133,6 +133,11 @@ int asb_seccomp_install_uname_notify(int *listener, asb_error_t *err)
         syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
     if (fd < 0) {
         int e = errno;
+        if (e == EBUSY) /* the kernel allows one listener per chain of filters */
+            return seccomp_fail(err, -e,
+                                "seccomp uname_notify: a seccomp filter this process inherited "
+                                "already has a listener (a container runtime's system call "
+                                "interception?), so the kernel release cannot be hidden");
         return seccomp_fail(err, -e,
                             "seccomp uname_notify: install filter with a listener (%s): the "
                             "kernel release cannot be hidden",

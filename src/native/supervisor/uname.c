@@ -5,12 +5,16 @@
  * what an exploit needs first. A UTS namespace cannot change them, so the workload's uname(2)
  * is a seccomp notification (the uname_notify filter, stacked on hardened's own), and we answer
  * it: the major and minor version only ("6.18.0"), which programs that check for a feature by
- * version still read correctly, and a fixed "#1 SMP".
+ * version still read correctly, and a fixed "#1 SMP". What stays readable: the numeric version
+ * (6.18.44) in the vDSO's note, in the process's own memory, which nothing here can reach.
  *
  * The answer is written into the caller's buffer with process_vm_writev, which keeps to the page
- * protections the kernel's own uname would meet (EFAULT otherwise). The caller is stopped in the
- * call while we write, so its pid is its own: a pid is only reused after the whole pid space
- * has gone round (pid_max), and every process here is the same workload's anyway.
+ * protections the kernel's own uname would meet (EFAULT otherwise), after the notification is
+ * checked to be still pending (SECCOMP_IOCTL_NOTIF_ID_VALID). The calling thread could still be
+ * killed, or replaced by another thread's execve, between that check and the write; its pid is
+ * then not reused that soon (pids go round pid_max first), and were it reused, the 390 bytes of
+ * this answer would land in another process of the same workload: nothing it could not do
+ * itself.
  *
  * We hold CAP_SYS_PTRACE in the sandbox's user namespace, which owns the credentials and (after its
  * exec) the memory of every program the workload runs; a host that forbids the write anyway (Yama
@@ -110,6 +114,8 @@ void sup_uname_serve(sup_uname_t *u)
     } else {
         /* Into the caller's memory as the kernel would write it: no write past a page's
          * protection (unlike /proc/PID/mem), EFAULT for an address it cannot take. */
+        if (ioctl(u->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &u->req->id) < 0)
+            return; /* the caller is gone: no one to answer */
         struct iovec local = {.iov_base = u->answer, .iov_len = sizeof(u->answer)};
         struct iovec remote = {.iov_base = (void *)(uintptr_t)u->req->data.args[0],
                                .iov_len = sizeof(u->answer)};

@@ -132,9 +132,9 @@ static int build_memfd_refuse(scmp_filter_ctx *out)
     return 0;
 }
 
-/* hardened: uname(2) goes to the supervisor, which answers it without the kernel's patch level,
- * build tag and build date (supervisor/uname.c). Stacked like memfd_refuse: a notification is
- * weaker than any refusal of the filter below and stronger than its "allow". */
+/* hardened: uname(2) goes to the supervisor, which answers it with major.minor only, without the
+ * release's build tag and the build date (supervisor/uname.c). Stacked like memfd_refuse: a
+ * notification is weaker than any refusal of the filter below and stronger than its "allow". */
 #define UNAME_NOTIFY_NAME "uname_notify"
 static int build_uname_notify(scmp_filter_ctx *out)
 {
