@@ -128,9 +128,17 @@ int asb_seccomp_install_uname_notify(int *listener, asb_error_t *err)
     struct sock_fprog prog = {.len = (unsigned short)asb_bpf_uname_notify_len,
                               .filter = (struct sock_filter *)asb_bpf_uname_notify};
     /* No TSYNC: the kernel takes it with a listener only as TSYNC_ESRCH, and the caller is
-     * single-threaded (the contract above). */
+     * single-threaded (the contract above). WAIT_KILLABLE_RECV (Linux 5.19+): once the
+     * supervisor has taken a call, only a fatal signal ends the caller's wait. Without it a
+     * signal could end uname with EINTR after we took it, and our answer then landed in a
+     * buffer the program had already reused (red-team finding, session 21). A signal before
+     * we take the call still ends it (EINTR, or a restart under SA_RESTART); older kernels
+     * refuse the flag and keep the late-write window, microseconds wide (SPEC). */
     long fd =
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+    if (fd < 0 && errno == EINVAL)
+        fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
     if (fd < 0) {
         int e = errno;
         if (e == EBUSY) /* the kernel allows one listener per chain of filters */
