@@ -116,7 +116,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
     uint64_t timeout_ms = (uint64_t)(plan->limits.timeout_s * 1000.0);
     return json_pack(
         "{s:s, s:I, s:I, s:s, s:I, s:b, s:s, s:b, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:I, s:s?, s:b}",
+        "s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:I, s:s?, s:b, s:b}",
         "nonce", plan->nonce, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "caps",
         p.caps == ASB_CAPS_NONE ? "none" : "docker_default", "caps_keep",
         (json_int_t)asb_docker_default_caps(), "no_new_privs", p.no_new_privs, "seccomp",
@@ -129,7 +129,7 @@ json_t *asb_docker_spec(const asb_plan_t *plan, const asb_docker_req_ctx_t *ctx)
         io_volume ? ASB_DOCKER_IO_DIR : "", "files_in", files_in, "files_out", files_out, "code",
         code, "code_file", plan->code && !inline_data, "stdin", in, "stdin_stream",
         (json_int_t)(inline_data ? 0 : plan->stdin_len), "code_name", plan->code_name,
-        "memfd_refuse", p.memfd_noexec);
+        "memfd_refuse", p.memfd_noexec, "uname_hidden", p.uname_hidden);
 }
 
 static json_t *tmpfs_opts(const asb_profile_t *p, bool noexec, uint64_t bytes, const char *mode)
@@ -274,6 +274,13 @@ json_t *asb_docker_create_body(const asb_plan_t *plan, const asb_docker_req_ctx_
     }
     if (p.root == ASB_ROOT_ALLOWLIST_RO)
         json_array_append_new(masked, json_string(ASB_DOCKER_MASK_SYS));
+    /* What names the kernel's release where the supervisor answers uname (container.c): empty
+     * here, where the container cannot bind agreeing copies as the native root does. */
+    if (p.uname_hidden) {
+        json_array_append_new(masked, json_string("/proc/version"));
+        json_array_append_new(masked, json_string("/proc/sys/kernel/osrelease"));
+        json_array_append_new(masked, json_string("/proc/sys/kernel/version"));
+    }
     json_t *ulimits = json_array();
     json_array_append_new(ulimits, ulimit("core", 0));
     if (plan->limits.nofile)

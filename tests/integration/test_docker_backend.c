@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -519,6 +520,57 @@ static void test_read_only_root(void **state)
         assert_int_equal(r.status, ASB_STATUS_COMPLETED);
         assert_int_equal(r.exit_code, 0);
         assert_true(r.attestation.root_readonly);
+        asb_result_free(&r);
+    }
+}
+
+static bool out_has(const asb_result_t *r, const char *needle)
+{
+    return r->out.data && memmem(r->out.data, r->out.len, needle, strlen(needle)) != NULL;
+}
+
+/* Both backends' hardened answer uname with major.minor only, from threads too, and the /proc
+ * files never name the release (native: agreeing copies; docker: masked, empty); baseline
+ * shows the host's release in both: the control. */
+static void test_uname_hides_kernel_release(void **state)
+{
+    (void)state;
+    struct utsname host;
+    assert_int_equal(uname(&host), 0);
+    unsigned major = 0, minor = 0;
+    assert_int_equal(sscanf(host.release, "%u.%u", &major, &minor), 2);
+    char want[64];
+    snprintf(want, sizeof(want), "release=%u.%u.0\n", major, minor);
+    static const char code[] = "import os, threading\n"
+                               "print('release=' + os.uname().release)\n"
+                               "seen = set()\n"
+                               "def f():\n"
+                               "    for _ in range(20): seen.add(os.uname().release)\n"
+                               "ts = [threading.Thread(target=f) for _ in range(4)]\n"
+                               "[t.start() for t in ts]; [t.join() for t in ts]\n"
+                               "print('seen', sorted(seen))\n"
+                               "for p in ('/proc/version', '/proc/sys/kernel/osrelease'):\n"
+                               "    print(p, open(p).read().strip())\n";
+    EACH_BACKEND(b)
+    {
+        asb_result_t r;
+        asb_error_t err;
+        if (run(b, "hardened", code, NULL, &r, &err) < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        if (r.status != ASB_STATUS_COMPLETED || out_has(&r, host.release) || !out_has(&r, want))
+            fprintf(stderr, "%s: %s: %.*s\n", b->name, asb_status_name(r.status), (int)r.out.len,
+                    r.out.data ? (const char *)r.out.data : "");
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_false(out_has(&r, host.release));
+        assert_true(out_has(&r, want));
+        char seen[64];
+        snprintf(seen, sizeof(seen), "seen ['%u.%u.0']\n", major, minor);
+        assert_true(out_has(&r, seen));
+        asb_result_free(&r);
+        if (run(b, "baseline", "import os; print(os.uname().release)", NULL, &r, &err) < 0)
+            fail_msg("%s: %s", b->name, err.message);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(out_has(&r, host.release));
         asb_result_free(&r);
     }
 }
@@ -1163,6 +1215,7 @@ int main(void)
         cmocka_unit_test(test_proc_masks_from_shared_list),
         cmocka_unit_test(test_no_network_reaches_host_listener),
         cmocka_unit_test(test_read_only_root),
+        cmocka_unit_test(test_uname_hides_kernel_release),
         cmocka_unit_test(test_no_exec_of_written_code),
         cmocka_unit_test(test_oom_from_engine_state_not_output),
         cmocka_unit_test(test_pids_limit_holds_fork_bomb),

@@ -44,13 +44,15 @@ static void test_hardened_request_has_every_control(void **state)
     assert_true(json_is_true(json_object_get(h, "ReadonlyRootfs")));
     /* Docker's own masks stay (a MaskedPaths list replaces them) and ours are added. */
     const json_t *mp = json_object_get(h, "MaskedPaths");
-    bool boot = false, kcore = false;
+    bool boot = false, kcore = false, version = false, osrelease = false;
     for (size_t i = 0; i < json_array_size(mp); i++) {
         const char *m = json_string_value(json_array_get(mp, i));
         boot |= m && strcmp(m, "/proc/sys/kernel/random/boot_id") == 0;
         kcore |= m && strcmp(m, "/proc/kcore") == 0;
+        version |= m && strcmp(m, "/proc/version") == 0; /* the supervisor answers uname */
+        osrelease |= m && strcmp(m, "/proc/sys/kernel/osrelease") == 0;
     }
-    assert_true(boot && kcore);
+    assert_true(boot && kcore && version && osrelease);
     /* every /proc mask of the native backend, from the one shared list */
     for (size_t k = 0; k < ASB_PROC_MASK_N_FILES + ASB_PROC_MASK_N_DIRS; k++) {
         char want[64];
@@ -170,6 +172,10 @@ static void test_effective_profile_asks_for_no_landlock_refuses_memfd(void **sta
         json_t *spec = asb_docker_spec(&plan, &ctx);
         assert_non_null(spec);
         assert_int_equal(json_is_true(json_object_get(spec, "memfd_refuse")), i == 1);
+        /* The supervisor answers uname in docker-hardened too, and the /proc files that name
+         * the release are masked there. */
+        assert_true(json_is_boolean(json_object_get(spec, "uname_hidden")));
+        assert_int_equal(json_is_true(json_object_get(spec, "uname_hidden")), i == 1);
         json_decref(spec);
         asb_plan_free(&plan);
     }

@@ -17,6 +17,7 @@
 #include "docker/docker_proto.h"
 #include "io/sealed_memfd.h"
 #include "native/proto.h"
+#include "native/fdpass.h"
 #include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
 
@@ -34,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,6 +47,7 @@ typedef struct cspec {
     long uid, gid;
     bool caps_none, no_new_privs, stack_hardened, seccomp, netns, root_ro;
     bool memfd_refuse; /* memfd_create refused: no executable memfd (hardened) */
+    bool uname_hidden; /* uname(2) answered by us (uname.c), hardened */
     uint64_t caps_keep, fsize, nofile, timeout_ms, output_bytes, file_out_bytes;
     char *hostname, *workspace, *io_dir;
     char **argv, **env;
@@ -145,10 +148,10 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
     memset(s, 0, sizeof(*s));
     char *nonce = NULL, *caps = NULL, *sec = NULL;
     int64_t uid, gid, keep, fsize, nofile, tmo, outb, fob, sst;
-    bool nnp, netns, ro, cf, mfr;
+    bool nnp, netns, ro, cf, mfr, unh;
     int rc = -EINVAL;
-    /* Strict: well-formed, exactly these 27 keys (no duplicates: asb_wire_check), right types. */
-    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 27 ||
+    /* Strict: well-formed, exactly these 28 keys (no duplicates: asb_wire_check), right types. */
+    if (asb_wire_check(m, len) < 0 || asb_wire_count(m, len) != 28 ||
         asb_wire_get_str(m, len, "nonce", &nonce) < 0 ||
         asb_wire_get_int(m, len, "uid", &uid) < 0 || asb_wire_get_int(m, len, "gid", &gid) < 0 ||
         asb_wire_get_str(m, len, "caps", &caps) < 0 ||
@@ -174,7 +177,8 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
         str_or_null(m, len, "stdin", &s->stdin_b64) < 0 ||
         asb_wire_get_int(m, len, "stdin_stream", &sst) < 0 ||
         str_or_null(m, len, "code_name", &s->code_name) < 0 ||
-        asb_wire_get_bool(m, len, "memfd_refuse", &mfr) < 0) {
+        asb_wire_get_bool(m, len, "memfd_refuse", &mfr) < 0 ||
+        asb_wire_get_bool(m, len, "uname_hidden", &unh) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -200,6 +204,7 @@ static int spec_parse(const uint8_t *m, size_t len, cspec_t *s, asb_error_t *err
     s->fsize = (uint64_t)fsize, s->nofile = (uint64_t)nofile, s->timeout_ms = (uint64_t)tmo;
     s->output_bytes = (uint64_t)outb, s->file_out_bytes = (uint64_t)fob;
     s->code_file = cf, s->stdin_stream = (uint64_t)sst, s->memfd_refuse = mfr;
+    s->uname_hidden = unh;
     if (!s->argv[0]) {
         asb_err(err, -EINVAL, "spec: argv/env");
         goto out;
@@ -411,6 +416,18 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
      * same policy as the native backend. */
     if (s->memfd_refuse && asb_seccomp_install_memfd_refuse(&err) < 0)
         child_fail("error:", err.message, 125);
+    /* uname(2) to the supervisor (uname.c), as natively: under the hardened filter, which
+     * refuses seccomp(2); the listener goes to the supervisor on the go socket (fd 4). */
+    if (s->uname_hidden) {
+        int listener = -1;
+        if (!s->no_new_privs || !s->stack_hardened)
+            child_fail("error:", "uname: hidden only with the hardened filter", 125);
+        if (asb_seccomp_install_uname_notify(&listener, &err) < 0)
+            child_fail("error:", err.message, 125);
+        if (asb_fd_send(4, "u", 1, &listener, 1) < 0)
+            child_fail("error:", "uname: cannot hand the listener to the supervisor", 125);
+        close(listener);
+    }
     if (s->stack_hardened && asb_seccomp_install(ASB_SECCOMP_HARDENED, &err) < 0)
         child_fail("error:", err.message, 125);
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
@@ -724,9 +741,10 @@ int sup_container_main(void)
     if (setrlimit(RLIMIT_FSIZE, &fl) < 0)
         return fatal(spec.nonce, "RLIMIT_FSIZE to the workload's value");
 
+    /* gop: the go byte to the workload, and its uname listener to us (a socket for that). */
     int outp[2], errp[2], attp[2], gop[2];
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(attp, O_CLOEXEC) < 0 ||
-        pipe2(gop, O_CLOEXEC) < 0)
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gop) < 0)
         return fatal(spec.nonce, "pipe failed");
     sigset_t mask;
     sigemptyset(&mask);
@@ -753,6 +771,24 @@ int sup_container_main(void)
         kill_all();
         return fatal(spec.nonce,
                      strncmp(att, "error:", 6) == 0 ? att + 6 : "the workload sent no attestation");
+    }
+    /* Sent before the attestation, so it is queued by now. */
+    sup_uname_t un = {.listener = -1};
+    if (spec.uname_hidden) {
+        int lfd = -1;
+        size_t nl = 0;
+        char u = 0;
+        asb_error_t uerr = {0};
+        if (asb_fd_recv(gop[1], &u, 1, MSG_DONTWAIT, &lfd, 1, &nl) != 1 || u != 'u' || nl != 1) {
+            if (nl == 1)
+                close(lfd);
+            kill_all();
+            return fatal(spec.nonce, "uname: the workload sent no notification listener");
+        }
+        if (sup_uname_init(&un, lfd, st.workload, &uerr) < 0) {
+            kill_all();
+            return fatal(spec.nonce, uerr.message);
+        }
     }
     uint8_t *araw = NULL;
     size_t arlen = 0;
@@ -796,15 +832,16 @@ int sup_container_main(void)
         /* While stdin comes, fd 0 is read only when its last piece went into the pipe; a hang-up
          * is seen either way. After it, anything on fd 0 is the host's end. */
         bool take = in.left > 0 && in.len == 0;
-        struct pollfd p[7] = {{.fd = full ? -1 : out.fd, .events = POLLIN},
+        struct pollfd p[8] = {{.fd = full ? -1 : out.fd, .events = POLLIN},
                               {.fd = full ? -1 : errs.fd, .events = POLLIN},
                               {.fd = sfd, .events = POLLIN},
                               {.fd = hostfd, .events = in.left == 0 || take ? POLLIN : 0},
                               {.fd = attfd, .events = POLLIN},
                               {.fd = full ? 1 : -1, .events = POLLOUT},
-                              {.fd = in.len ? in.fd : -1, .events = POLLOUT}};
+                              {.fd = in.len ? in.fd : -1, .events = POLLOUT},
+                              {.fd = un.listener, .events = POLLIN}};
         uint64_t t = sup_now_ms();
-        int r = poll(p, 7, t >= deadline ? 0 : (int)(deadline - t));
+        int r = poll(p, 8, t >= deadline ? 0 : (int)(deadline - t));
         if (r < 0 && errno != EINTR)
             break;
         if (sup_now_ms() >= deadline && !st.timed_out) {
@@ -852,7 +889,13 @@ int sup_container_main(void)
                 attfd = -1;
             }
         }
+        /* One uname notification per turn; a hang-up: no process holds the filter any more. */
+        if (p[7].revents & POLLIN)
+            sup_uname_serve(&un);
+        else if (p[7].revents)
+            sup_uname_free(&un);
     }
+    sup_uname_free(&un);
     kill_all();
     pump(&out, &st, &box, true);
     pump(&errs, &st, &box, true);
