@@ -108,45 +108,29 @@ static void emit_array(FILE *f, const gen_policy_t *p, const struct sock_filter 
             len);
 }
 
-/* The supplement stacked on hardened's filter on kernels without vm.memfd_noexec (before Linux
- * 6.3): memfd_create refused outright, everything else left to the filter below it. A memfd is
- * the one file a workload can create that no path reaches, so no Landlock rule and no noexec
- * mount covers exec'ing it (execveat with AT_EMPTY_PATH); where the kernel cannot make memfds
- * non-executable, none is made at all. */
+/* Small programs stacked on hardened's own filter, each one rule on one system call and
+ * everything else left to the filters below ("allow" is the weakest answer, so theirs stands).
+ * Another audit arch is killed by hardened's own filter first; killed here too.
+ *  - memfd_refuse, on kernels without vm.memfd_noexec (before Linux 6.3): memfd_create refused
+ *    outright. A memfd is the one file a workload can create that no path reaches, so no
+ *    Landlock rule and no noexec mount covers exec'ing it (execveat with AT_EMPTY_PATH); where
+ *    the kernel cannot make memfds non-executable, none is made at all.
+ *  - uname_notify: uname(2) goes to the supervisor, which answers it with major.minor only,
+ *    without the release's build tag and the build date (supervisor/uname.c). A notification
+ *    is weaker than any refusal of the filter below and stronger than its "allow". */
 #define MEMFD_REFUSE_NAME "memfd_refuse"
-static int build_memfd_refuse(scmp_filter_ctx *out)
-{
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (!ctx)
-        return -ENOMEM;
-    /* Another audit arch is killed by hardened's own filter first; killed here too. */
-    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0);
-    if (rc < 0) {
-        seccomp_release(ctx);
-        fprintf(stderr, "asb-seccomp-gen: " MEMFD_REFUSE_NAME ": %s\n", strerror(-rc));
-        return rc;
-    }
-    *out = ctx;
-    return 0;
-}
-
-/* hardened: uname(2) goes to the supervisor, which answers it with major.minor only, without the
- * release's build tag and the build date (supervisor/uname.c). Stacked like memfd_refuse: a
- * notification is weaker than any refusal of the filter below and stronger than its "allow". */
 #define UNAME_NOTIFY_NAME "uname_notify"
-static int build_uname_notify(scmp_filter_ctx *out)
+static int build_one_rule(const char *name, uint32_t action, int syscall_nr, scmp_filter_ctx *out)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx)
         return -ENOMEM;
     int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
     if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(uname), 0);
+        rc = seccomp_rule_add(ctx, action, syscall_nr, 0);
     if (rc < 0) {
         seccomp_release(ctx);
-        fprintf(stderr, "asb-seccomp-gen: " UNAME_NOTIFY_NAME ": %s\n", strerror(-rc));
+        fprintf(stderr, "asb-seccomp-gen: %s: %s\n", name, strerror(-rc));
         return rc;
     }
     *out = ctx;
@@ -154,13 +138,13 @@ static int build_uname_notify(scmp_filter_ctx *out)
 }
 
 /* One small program stacked on a profile's own filter. */
-static int emit_stacked(FILE *f, const char *name, const char *comment,
-                        int (*builder)(scmp_filter_ctx *))
+static int emit_stacked(FILE *f, const char *name, const char *comment, uint32_t action,
+                        int syscall_nr)
 {
     scmp_filter_ctx ctx = NULL;
     struct sock_filter *prog = NULL;
     size_t len = 0;
-    int rc = builder(&ctx);
+    int rc = build_one_rule(name, action, syscall_nr, &ctx);
     if (rc < 0)
         return rc;
     rc = export_bpf(ctx, &prog, &len);
@@ -231,13 +215,13 @@ static int write_header(const char *path)
             " * Stacked on hardened's filter where the kernel has no vm.memfd_noexec (before\n"
             " * Linux 6.3): memfd_create fails with EPERM, everything else is left to the\n"
             " * filter below.",
-            build_memfd_refuse) < 0)
+            SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create)) < 0)
         status = 1;
     if (status == 0 &&
         emit_stacked(f, UNAME_NOTIFY_NAME,
                      " * Stacked on hardened's filter: uname(2) is a notification the supervisor\n"
                      " * answers; everything else is left to the filter below.",
-                     build_uname_notify) < 0)
+                     SCMP_ACT_NOTIFY, SCMP_SYS(uname)) < 0)
         status = 1;
     fprintf(f, "#endif\n");
     if (fclose(f) != 0 && status == 0) {
