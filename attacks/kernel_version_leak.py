@@ -27,8 +27,7 @@ def vdso_version():
             name = data[off + 12:off + 12 + namesz].rstrip(b"\0")
             doff = off + 12 + ((namesz + 3) & ~3)
             if name == b"Linux" and ntype == 0 and descsz == 4:
-                v = struct.unpack_from("<I", data, doff)[0]
-                return "%d.%d.%d" % (v >> 16, (v >> 8) & 0xFF, v & 0xFF)
+                return struct.unpack_from("<I", data, doff)[0]
             off = doff + ((descsz + 3) & ~3)
     return None
 
@@ -37,4 +36,5 @@ say(" ".join(os.uname()))
 for path in ("/proc/version", "/proc/sys/kernel/osrelease", "/proc/sys/kernel/version"):
     say(read_bytes(path).decode(errors="replace"))
 v = vdso_version()
-say("vdso version", v if v else "not found")
+# In hex, as the kernel keeps it: a number that never reads as a release string.
+say("vdso LINUX_VERSION_CODE", "0x%06x" % v if v is not None else "not found")

@@ -383,22 +383,31 @@ static asb_chaos_verdict_t j_priority(const asb_chaos_obs_t *o, const asb_result
 static asb_chaos_verdict_t j_kernel(const asb_chaos_obs_t *o, const asb_result_t *r, char *ev,
                                     size_t n)
 {
+    unsigned a = 0, b = 0, c = 0;
+    char tail = 0;
+    int parts = sscanf(o->kernel_release, "%u.%u.%u%c", &a, &b, &c, &tail);
+    /* A release of exactly MAJOR.MINOR.0 is what hardened answers anyway: nothing to tell. */
+    if (parts == 3 && c == 0)
+        return say(ASB_CHAOS_NA, ev, n,
+                   "the host kernel release %s is what hardened answers for any 6.x kernel "
+                   "(major.minor.0): the output cannot tell",
+                   o->kernel_release);
     if (asb_chaos_output_has(r, o->kernel_release))
         return say(ASB_CHAOS_SUCCEEDED, ev, n, "host kernel release %s appeared in the output",
                    o->kernel_release);
-    /* The vDSO's version note (LINUX_VERSION_CODE) is in every process's own memory: a shared
-     * kernel cannot hide its numeric version, only the release string's build tag, and the
-     * evidence says which of the two the run saw. */
-    unsigned a = 0, b = 0, c = 0;
-    char numeric[64] = "";
-    if (sscanf(o->kernel_release, "%u.%u.%u", &a, &b, &c) == 3)
-        snprintf(numeric, sizeof(numeric), "vdso version %u.%u.%u", a, b, c > 255 ? 255 : c);
-    if (numeric[0] && asb_chaos_output_has(r, numeric))
+    /* The vDSO's version note (LINUX_VERSION_CODE, printed in hex so that it never reads as a
+     * release) is in every process's own memory: a shared kernel cannot hide its numeric
+     * version, only the release string's build tag, and the evidence says which the run saw. */
+    char code[64] = "";
+    if (parts >= 3)
+        snprintf(code, sizeof(code), "vdso LINUX_VERSION_CODE 0x%06x",
+                 (a << 16) + (b << 8) + (c > 255 ? 255 : c));
+    if (code[0] && asb_chaos_output_has(r, code))
         return say(ASB_CHAOS_BLOCKED, ev, n,
                    "the host kernel release %s never appeared in the output; its numeric "
-                   "version did (%s, from the vDSO's note, which no sandbox on a shared kernel "
-                   "can hide)",
-                   o->kernel_release, numeric + 13);
+                   "version did (%u.%u.%u, from the vDSO's note, which no sandbox on a shared "
+                   "kernel can hide)",
+                   o->kernel_release, a, b, c > 255 ? 255 : c);
     return say(ASB_CHAOS_BLOCKED, ev, n, "the host kernel release never appeared in the output");
 }
 

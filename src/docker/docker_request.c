@@ -43,9 +43,9 @@ static size_t strv_bound(char *const *v, size_t n)
 
 size_t asb_docker_spec_bound(const asb_plan_t *plan, bool inline_data)
 {
-    /* Wire records of every fixed key (27 keys of at most 16 bytes, 6 bytes of framing, values
+    /* Wire records of every fixed key (28 keys of at most 16 bytes, 6 bytes of framing, values
      * of at most 64 bytes) and the run's own strings, then hex (x2) and the name. */
-    size_t w = 27 * (16 + 6 + 64) + 4 * 256;
+    size_t w = 28 * (16 + 6 + 64) + 4 * 256;
     w += strv_bound(plan->argv, SIZE_MAX) + strv_bound(plan->env, SIZE_MAX);
     for (size_t i = 0; i < plan->n_files_in; i++)
         w += 4 + strlen(plan->files_in[i].name);

@@ -294,7 +294,9 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, long lon
         (stacked > 1 || (inherited >= 0 && json_is_integer(nf)))) {
         long long want = inherited + stacked;
         if (!json_is_integer(nf) || inherited < 0)
-            append(why, sizeof(why), "%s%s want %lld got %lld (no Seccomp_filters: Linux 5.9+)",
+            append(why, sizeof(why),
+                   "%s%s want %lld got %lld (no Seccomp_filters from the supervisor or the "
+                   "workload: the kernel counts them from Linux 5.9)",
                    "Seccomp filters", want, -1);
         else if (json_integer_value(nf) != want)
             append(why, sizeof(why), "%s%s want %lld got %lld", "Seccomp filters", want,

@@ -535,6 +535,8 @@ static void test_hardened_hides_kernel_release(void **state)
     assert_int_equal(sscanf(host.release, "%u.%u", &major, &minor), 2);
     char want[64];
     snprintf(want, sizeof(want), "release=%u.%u.0\n", major, minor);
+    char fake[32];
+    snprintf(fake, sizeof(fake), "%u.%u.0", major, minor);
     static const char code[] =
         "import ctypes, mmap, os, threading\n"
         "libc = ctypes.CDLL(None, use_errno=True)\n"
@@ -565,8 +567,13 @@ static void test_hardened_hides_kernel_release(void **state)
         !rt_bytes_has(&r.out, want))
         rt_dump("hardened uname", &r);
     assert_int_equal(r.status, ASB_STATUS_COMPLETED);
-    assert_false(rt_bytes_has(&r.out, host.release));
-    assert_false(rt_bytes_has(&r.out, host.version));
+    /* A host whose release or version is exactly what we answer has nothing more to hide. */
+    if (strcmp(fake, host.release) != 0)
+        assert_false(rt_bytes_has(&r.out, host.release));
+    else
+        print_message("  SKIP: this host's release %s is what hardened answers\n", host.release);
+    if (strcmp(host.version, "#1 SMP") != 0)
+        assert_false(rt_bytes_has(&r.out, host.version));
     assert_true(rt_bytes_has(&r.out, want));
     assert_true(rt_bytes_has(&r.out, "version=#1 SMP\n"));
     assert_true(rt_bytes_has(&r.out, "node=sandbox\n"));
@@ -593,10 +600,14 @@ static void test_hardened_hides_kernel_release(void **state)
     char mod[300];
     snprintf(mod, sizeof(mod), "/usr/lib/modules/%s", host.release);
     bool made_mod = access(mod, F_OK) != 0;
-    if (made_dir)
-        assert_int_equal(mkdir("/usr/lib/modules", 0755), 0);
-    if (made_mod)
-        assert_int_equal(mkdir(mod, 0755), 0);
+    if (made_dir && mkdir("/usr/lib/modules", 0755) < 0)
+        fail_msg("mkdir /usr/lib/modules: %s", strerror(errno));
+    if (made_mod && mkdir(mod, 0755) < 0) {
+        int e = errno;
+        if (made_dir)
+            rmdir("/usr/lib/modules");
+        fail_msg("mkdir %s: %s", mod, strerror(e));
+    }
     static const char ls[] = "import os; print('modules', os.listdir('/usr/lib/modules'))";
     asb_result_t h, b;
     int hrc = rt_run_code("hardened", 0, ls, NULL, 0, &h);

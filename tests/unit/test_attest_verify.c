@@ -92,6 +92,10 @@ static bool check(json_t *att, char *why, size_t len)
 static void test_seccomp_filters_counted(void **state)
 {
     (void)state;
+    if (asb_native_seccomp_filters(0) < 0) {
+        print_message("  SKIP: this kernel does not count seccomp filters (Linux 5.9+)\n");
+        skip();
+    }
     char why[1024];
     json_t *att = good();
     json_int_t want = json_integer_value(json_object_get(att, "seccomp_filters"));

@@ -203,9 +203,18 @@ static void test_output_judges(void **state)
     {
         fixture_t f;
         fx_init(&f);
-        fx_out(&f, "Linux sandbox 6.18.0 #1 SMP\nvdso version 6.18.44\n");
+        fx_out(&f, "Linux sandbox 6.18.0 #1 SMP\nvdso LINUX_VERSION_CODE 0x06122c\n");
         asb_chaos_verdict_t v = judge(&f, "kernel_version_leak");
         assert_int_equal(v, ASB_CHAOS_BLOCKED);
+        /* A host whose release has no tag: the hex code never reads as it. */
+        strcpy(f.o.kernel_release, "6.18.44");
+        assert_int_equal(judge(&f, "kernel_version_leak"), ASB_CHAOS_BLOCKED);
+        free(f.r.out.data);
+        fx_out(&f, "Linux sandbox 6.18.44 #1 SMP\n");
+        assert_int_equal(judge(&f, "kernel_version_leak"), ASB_CHAOS_SUCCEEDED);
+        /* A host whose release is exactly what hardened answers: cannot tell. */
+        strcpy(f.o.kernel_release, "6.18.0");
+        assert_int_equal(judge(&f, "kernel_version_leak"), ASB_CHAOS_NA);
         fx_free(&f);
     }
     /* No planted secret: the harness cannot decide, and says so. */

@@ -344,13 +344,17 @@ int main(int argc, char **argv)
         int lfd = -1;
         size_t nl = 0;
         char u = 0;
-        if (asb_fd_recv(jobsk[0], &u, 1, MSG_DONTWAIT, &lfd, 1, &nl) != 1 || u != 'u' || nl != 1) {
+        ssize_t got = asb_fd_recv(jobsk[0], &u, 1, MSG_DONTWAIT, &lfd, 1, &nl);
+        if (got != 1 || u != 'u' || nl != 1) {
             if (nl == 1)
                 close(lfd);
             kill_all(&st);
-            return fatal(&spec, "uname: the workload sent no notification listener");
+            asb_err(&err, got < 0 ? (int)got : -EPROTO,
+                    "uname: the workload sent no notification listener (%s)",
+                    got < 0 ? strerror((int)-got) : "no message with one descriptor");
+            return fatal(&spec, err.message);
         }
-        if (sup_uname_init(&un, lfd, st.workload, &err) < 0) {
+        if (sup_uname_init(&un, lfd, true, &err) < 0) {
             kill_all(&st);
             return fatal(&spec, err.message);
         }

@@ -342,7 +342,6 @@ static int minimal_dev(const sup_spec_t *spec, int dev_tree, asb_error_t *err)
     return 0;
 }
 
-/* A random boot id (the kernel's format: a version 4 UUID) over the host's. */
 /* hardened: what /proc says of the kernel agrees with our answer to uname(2) (uname.c), not the
  * kernel's release, version and build. */
 static int kernel_names(asb_error_t *err)
@@ -370,32 +369,20 @@ static int kernel_names(asb_error_t *err)
             (rc = xmount(files[i].stage, files[i].dst, NULL, MS_BIND, NULL, err)) < 0)
             return rc;
     }
-    /* The host's /usr names its kernels too: /usr/lib/modules/<release> (nothing in a sandbox
-     * loads a module), and the running release's headers and image docs, by their exact names
-     * (Debian's and Ubuntu's: <release>, <release without its flavour>, that + "-common"), not
-     * by a scan of directories that hold a thousand entries (review finding). */
-    char base[65], names[6][160];
-    snprintf(base, sizeof(base), "%s", real.release);
-    char *dash = strrchr(base, '-');
-    if (dash)
-        *dash = '\0';
-    snprintf(names[0], sizeof(names[0]), NEWROOT "/usr/lib/modules");
-    snprintf(names[1], sizeof(names[1]), NEWROOT "/usr/src/linux-headers-%s", real.release);
-    snprintf(names[2], sizeof(names[2]), NEWROOT "/usr/src/linux-headers-%s", base);
-    snprintf(names[3], sizeof(names[3]), NEWROOT "/usr/src/linux-headers-%s-common", base);
-    snprintf(names[4], sizeof(names[4]), NEWROOT "/usr/share/doc/linux-image-%s", real.release);
-    snprintf(names[5], sizeof(names[5]), NEWROOT "/usr/share/doc/linux-headers-%s", real.release);
-    for (size_t i = 0; i < 6; i++) {
-        struct stat st;
-        if (lstat(names[i], &st) < 0 || !S_ISDIR(st.st_mode))
-            continue;
-        if (mount("tmpfs", names[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                  "size=0,mode=0555") < 0)
-            return asb_err_sys(err, errno, "mask %s", names[i]);
-    }
+    /* The host's /usr names its kernels too: /usr/lib/modules/<release>, emptied (nothing in a
+     * sandbox loads a module). Package names elsewhere (/usr/src/linux-headers-*,
+     * /usr/share/doc/linux-image-*) stay visible in their directories: an empty mount on a
+     * release-named directory hides its contents, not its name (review finding), and those
+     * directories hold what builds and tests read (THREAT_MODEL). */
+    struct stat st;
+    if (lstat(NEWROOT "/usr/lib/modules", &st) == 0 && S_ISDIR(st.st_mode) &&
+        mount("tmpfs", NEWROOT "/usr/lib/modules", "tmpfs",
+              MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0,mode=0555") < 0)
+        return asb_err_sys(err, errno, "mask " NEWROOT "/usr/lib/modules");
     return 0;
 }
 
+/* A random boot id (the kernel's format: a version 4 UUID) over the host's. */
 static int boot_id(asb_error_t *err)
 {
     static const char dst[] = NEWROOT "/proc/sys/kernel/random/boot_id";
@@ -462,7 +449,8 @@ static int proc_fs(const sup_spec_t *spec, int proc_mnt, asb_error_t *err)
             return asb_err_sys(err, errno, "mask %s", dst);
     }
     /* boot_id names the host's boot (it is the host's in every namespace): a random one per
-     * sandbox instead, bound read-only with /proc/sys below (red-team finding). */
+     * sandbox instead, bound read-only with /proc/sys below (red-team finding). The kernel's
+     * names, where the supervisor answers uname, likewise. */
     if ((rc = boot_id(err)) < 0 || (spec->uname_hidden && (rc = kernel_names(err)) < 0))
         return rc;
     for (size_t i = 0; i < ASB_PROC_N_READONLY; i++) {

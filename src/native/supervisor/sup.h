@@ -152,6 +152,9 @@ bool sup_from_outside(const struct signalfd_siginfo *si);
 /* The integer a small file (/proc, /proc/sys) holds, or `unknown` when it cannot be read. */
 int64_t sup_read_int(const char *path, int64_t unknown);
 uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
+/* The seccomp filters this process runs under (Seccomp_filters), -1 when the kernel does not
+ * say (before Linux 5.9). */
+int64_t sup_seccomp_filters_self(void);
 /* Write all of buf, retrying EINTR and waiting for room on a non-blocking fd (as long as it
  * takes); -1 when the reader is gone. */
 int sup_write_all(int fd, const void *buf, size_t n);
@@ -181,8 +184,9 @@ typedef struct sup_uname {
  * UTS namespace already names the sandbox). answer: 390 bytes. */
 void sup_uname_answer(const struct utsname *real, char answer[390]);
 /* Take over the listener (closed on every path) and check that the host lets us write the
- * workload's memory at all (Yama): the run is refused otherwise. */
-int sup_uname_init(sup_uname_t *u, int listener, pid_t workload, asb_error_t *err);
+ * workload's memory at all (Yama; ptrace_cap: we hold CAP_SYS_PTRACE over it, natively): the run
+ * is refused otherwise. */
+int sup_uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *err);
 /* Answer one pending notification (poll said the listener is readable). */
 void sup_uname_serve(sup_uname_t *u);
 void sup_uname_free(sup_uname_t *u);

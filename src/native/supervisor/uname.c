@@ -16,12 +16,15 @@
  * this answer would land in another process of the same workload: nothing it could not do
  * itself.
  *
- * We hold CAP_SYS_PTRACE in the sandbox's user namespace, which owns the credentials and (after its
- * exec) the memory of every program the workload runs; a host that forbids the write anyway (Yama
- * ptrace_scope 3) refuses the run at sup_uname_init. Where an LSM or an unreadable program's memory
- * (owned by an id the sandbox does not map) still refuses it, uname(2) fails with EFAULT: the
- * release is never given out. Our own workload process, before its exec, never asks (its memory
- * belongs to the host's user namespace). */
+ * Natively we hold CAP_SYS_PTRACE in the sandbox's user namespace, which owns the credentials
+ * and (after its exec) the memory of every program the workload runs. A container's supervisor
+ * holds no capability and shares the workload's uid: it may write a dumpable process's memory,
+ * and a process that made itself non-dumpable gets EFAULT there. A host that forbids the write
+ * anyway (Yama ptrace_scope 3, or 2 without the capability) refuses the run at sup_uname_init.
+ * Where an LSM or an unreadable program's memory (owned by an id the sandbox does not map)
+ * still refuses it, uname(2) fails with EFAULT: the release is never given out. Our own
+ * workload process, before its exec, never asks (natively its memory belongs to the host's
+ * user namespace). */
 #include "core/error.h"
 #include "native/supervisor/sup.h"
 
@@ -63,7 +66,7 @@ void sup_uname_answer(const struct utsname *real, char answer[390])
     put_field(answer, 5, (const char *)real + 5 * UTS_FIELD);
 }
 
-int sup_uname_init(sup_uname_t *u, int listener, pid_t workload, asb_error_t *err)
+int sup_uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *err)
 {
     memset(u, 0, sizeof(*u));
     u->listener = -1;
@@ -81,21 +84,32 @@ int sup_uname_init(sup_uname_t *u, int listener, pid_t workload, asb_error_t *er
                        : sizeof(struct seccomp_notif_resp);
     u->req = calloc(1, u->req_size);
     u->resp = calloc(1, u->resp_size);
-    struct utsname real;
-    if (!u->req || !u->resp || uname(&real) < 0) {
+    if (!u->req || !u->resp) {
         close(listener);
         sup_uname_free(u);
-        return asb_err_sys(err, ENOMEM, "uname: answer");
+        return asb_err_sys(err, ENOMEM, "uname: notification buffers");
+    }
+    struct utsname real;
+    if (uname(&real) < 0) {
+        int e = errno;
+        close(listener);
+        sup_uname_free(u);
+        return asb_err_sys(err, e, "uname: the kernel's own answer");
     }
     sup_uname_answer(&real, u->answer);
-    /* Yama's ptrace_scope 3 forbids every process to write another's memory, ours included. */
-    (void)workload;
-    if (sup_read_int("/proc/sys/kernel/yama/ptrace_scope", 0) >= 3) {
+    /* Yama: scope 3 forbids every process to write another's memory; scope 2 needs
+     * CAP_SYS_PTRACE, which a container's supervisor does not hold (scope 1 lets an ancestor,
+     * as PID 1 is of every process here). Refused here rather than every uname failing with
+     * EFAULT (review finding). */
+    int64_t scope = sup_read_int("/proc/sys/kernel/yama/ptrace_scope", 0);
+    if (scope >= 3 || (scope >= 2 && !ptrace_cap)) {
         close(listener);
         sup_uname_free(u);
         return asb_err(err, -EPERM,
-                       "uname: Yama's ptrace_scope is 3, so the workload's uname(2) could not be "
-                       "answered without the kernel's release");
+                       "uname: Yama's ptrace_scope is %lld%s, so the workload's uname(2) could not "
+                       "be answered without the kernel's release",
+                       (long long)scope,
+                       scope >= 3 ? "" : " and this supervisor has no CAP_SYS_PTRACE");
     }
     u->listener = listener;
     return 0;
@@ -123,10 +137,10 @@ void sup_uname_serve(sup_uname_t *u)
         ssize_t w = process_vm_writev(u->req->pid, &local, 1, &remote, 1, 0);
         if (w < 0 && (errno == EPERM || errno == ENOSYS)) {
             /* A filter above us refuses process_vm_writev (Docker's engine profile does, in
-             * container mode): /proc/PID/mem, opened before the notification is checked again
-             * so that the file is the caller's memory. It writes through a read-only page's
-             * private copy where uname would fail with EFAULT: nothing the caller could not do
-             * to its own memory. */
+             * container mode; so may a caller's natively): /proc/PID/mem, opened before the
+             * notification is checked again so that the file is the caller's memory. It writes
+             * through a read-only page's private copy where uname would fail with EFAULT: nothing
+             * the caller could not do to its own memory. */
             char path[48];
             snprintf(path, sizeof(path), "/proc/%d/mem", (int)u->req->pid);
             int fd = open(path, O_WRONLY | O_CLOEXEC);
