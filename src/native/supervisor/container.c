@@ -17,7 +17,6 @@
 #include "docker/docker_proto.h"
 #include "io/sealed_memfd.h"
 #include "native/proto.h"
-#include "native/fdpass.h"
 #include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
 
@@ -418,16 +417,10 @@ __attribute__((noreturn)) static void child_main(const cspec_t *s, int in, int o
         child_fail("error:", err.message, 125);
     /* uname(2) to the supervisor (uname.c), as natively: under the hardened filter, which
      * refuses seccomp(2); the listener goes to the supervisor on the go socket (fd 4). */
-    if (s->uname_hidden) {
-        int listener = -1;
-        if (!s->no_new_privs)
-            child_fail("error:", "uname: hidden only under no_new_privs", 125);
-        if (asb_seccomp_install_uname_notify(&listener, &err) < 0)
-            child_fail("error:", err.message, 125);
-        if (asb_fd_send(4, "u", 1, &listener, 1) < 0)
-            child_fail("error:", "uname: cannot hand the listener to the supervisor", 125);
-        close(listener);
-    }
+    if (s->uname_hidden && !s->no_new_privs)
+        child_fail("error:", "uname: hidden only under no_new_privs", 125);
+    if (s->uname_hidden && sup_uname_listen(4, &err) < 0)
+        child_fail("error:", err.message, 125);
     if (s->stack_hardened && asb_seccomp_install(ASB_SECCOMP_HARDENED, &err) < 0)
         child_fail("error:", err.message, 125);
     /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
@@ -783,25 +776,10 @@ int sup_container_main(void)
     }
     /* Sent before the attestation, so it is queued by now. */
     sup_uname_t un = {.listener = -1};
-    if (spec.uname_hidden) {
-        int lfd = -1;
-        size_t nl = 0;
-        char u = 0;
-        asb_error_t uerr = {0};
-        ssize_t got = asb_fd_recv(gop[1], &u, 1, MSG_DONTWAIT, &lfd, 1, &nl);
-        if (got != 1 || u != 'u' || nl != 1) {
-            if (nl == 1)
-                close(lfd);
-            kill_all();
-            asb_err(&uerr, got < 0 ? (int)got : -EPROTO,
-                    "uname: the workload sent no notification listener (%s)",
-                    got < 0 ? strerror((int)-got) : "no message with one descriptor");
-            return fatal(spec.nonce, uerr.message);
-        }
-        if (sup_uname_init(&un, lfd, false, &uerr) < 0) {
-            kill_all();
-            return fatal(spec.nonce, uerr.message);
-        }
+    asb_error_t uerr = {0};
+    if (spec.uname_hidden && sup_uname_take(&un, gop[1], false, &uerr) < 0) {
+        kill_all();
+        return fatal(spec.nonce, uerr.message);
     }
     uint8_t *araw = NULL;
     size_t arlen = 0;

@@ -340,24 +340,9 @@ int main(int argc, char **argv)
     close(probe);
     /* Sent before the attestation, so it is queued by now. */
     sup_uname_t un = {.listener = -1};
-    if (spec.uname_hidden) {
-        int lfd = -1;
-        size_t nl = 0;
-        char u = 0;
-        ssize_t got = asb_fd_recv(jobsk[0], &u, 1, MSG_DONTWAIT, &lfd, 1, &nl);
-        if (got != 1 || u != 'u' || nl != 1) {
-            if (nl == 1)
-                close(lfd);
-            kill_all(&st);
-            asb_err(&err, got < 0 ? (int)got : -EPROTO,
-                    "uname: the workload sent no notification listener (%s)",
-                    got < 0 ? strerror((int)-got) : "no message with one descriptor");
-            return fatal(&spec, err.message);
-        }
-        if (sup_uname_init(&un, lfd, true, &err) < 0) {
-            kill_all(&st);
-            return fatal(&spec, err.message);
-        }
+    if (spec.uname_hidden && sup_uname_take(&un, jobsk[0], true, &err) < 0) {
+        kill_all(&st);
+        return fatal(&spec, err.message);
     }
     asb_wire_buf_t ao = {0};
     uint8_t *araw = NULL;

@@ -183,10 +183,15 @@ typedef struct sup_uname {
  * cut to "MAJOR.MINOR.0", version "#1 SMP"; nodename, machine and domainname as they are (the
  * UTS namespace already names the sandbox). answer: 390 bytes. */
 void sup_uname_answer(const struct utsname *real, char answer[390]);
-/* Take over the listener (closed on every path) and check that the host lets us write the
- * workload's memory at all (Yama; ptrace_cap: we hold CAP_SYS_PTRACE over it, natively): the run
- * is refused otherwise. */
-int sup_uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *err);
+/* The workload's side, single-threaded and under no_new_privs, before the profile's own filter
+ * (which refuses seccomp(2)): install the uname_notify filter and hand its listener to the
+ * supervisor on sock. Nothing may call uname(2) from here until the supervisor listens. */
+int sup_uname_listen(int sock, asb_error_t *err);
+/* The supervisor's side, once the workload has attested (the listener was sent before): take
+ * the listener from sock and check that the host lets us write the workload's memory at all
+ * (Yama; ptrace_cap: we hold CAP_SYS_PTRACE over it, natively): the run is refused otherwise.
+ * *u is something sup_uname_free may take on every path. */
+int sup_uname_take(sup_uname_t *u, int sock, bool ptrace_cap, asb_error_t *err);
 /* Answer one pending notification (poll said the listener is readable). */
 void sup_uname_serve(sup_uname_t *u);
 void sup_uname_free(sup_uname_t *u);

@@ -26,6 +26,8 @@
  * workload process, before its exec, never asks (natively its memory belongs to the host's
  * user namespace). */
 #include "core/error.h"
+#include "native/fdpass.h"
+#include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
 
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -66,7 +69,7 @@ void sup_uname_answer(const struct utsname *real, char answer[390])
     put_field(answer, 5, (const char *)real + 5 * UTS_FIELD);
 }
 
-int sup_uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *err)
+static int uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *err)
 {
     memset(u, 0, sizeof(*u));
     u->listener = -1;
@@ -113,6 +116,37 @@ int sup_uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *e
     }
     u->listener = listener;
     return 0;
+}
+
+int sup_uname_listen(int sock, asb_error_t *err)
+{
+    int listener = -1;
+    int rc = asb_seccomp_install_uname_notify(&listener, err);
+    if (rc < 0)
+        return rc;
+    rc = asb_fd_send(sock, "u", 1, &listener, 1);
+    close(listener);
+    if (rc < 0)
+        return asb_err_sys(err, -rc, "uname: cannot hand the listener to the supervisor");
+    return 0;
+}
+
+int sup_uname_take(sup_uname_t *u, int sock, bool ptrace_cap, asb_error_t *err)
+{
+    memset(u, 0, sizeof(*u));
+    u->listener = -1;
+    int lfd = -1;
+    size_t nl = 0;
+    char tag = 0;
+    ssize_t got = asb_fd_recv(sock, &tag, 1, MSG_DONTWAIT, &lfd, 1, &nl);
+    if (got != 1 || tag != 'u' || nl != 1) {
+        if (nl == 1)
+            close(lfd);
+        return asb_err(err, got < 0 ? (int)got : -EPROTO,
+                       "uname: the workload sent no notification listener (%s)",
+                       got < 0 ? strerror((int)-got) : "no message with one descriptor");
+    }
+    return uname_init(u, lfd, ptrace_cap, err);
 }
 
 void sup_uname_serve(sup_uname_t *u)

@@ -500,16 +500,10 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     /* Also under the main filter; its listener goes to the supervisor, which answers uname(2)
      * for every process of the sandbox from now on (uname.c), on the job socket, before the
      * attestation (the supervisor takes it right after). Nothing here calls uname. */
-    if (spec->uname_hidden) {
-        int listener = -1;
-        if (seccomp_done)
-            fail(att, "error:", "uname: hidden only under no_new_privs", 125);
-        if (asb_seccomp_install_uname_notify(&listener, &err) < 0)
-            fail(att, "error:", err.message, 125);
-        if (asb_fd_send(4, "u", 1, &listener, 1) < 0)
-            fail(att, "error:", "uname: cannot hand the listener to the supervisor", 125);
-        close(listener);
-    }
+    if (spec->uname_hidden && seccomp_done)
+        fail(att, "error:", "uname: hidden only under no_new_privs", 125);
+    if (spec->uname_hidden && sup_uname_listen(4, &err) < 0)
+        fail(att, "error:", err.message, 125);
     if (!seccomp_done && !SUP_TAMPERED(SECCOMP) && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 
