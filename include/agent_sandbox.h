@@ -173,7 +173,7 @@ typedef struct asb_attestation {
     bool root_readonly;        /* "/" cannot be written */
     char *hostname;
     char *pid_ns;     /* e.g. "pid:[4026532345]" (differs from the host's) */
-    bool loopback_up; /* lo is up (native hardened keeps it down; docker's "none" has it up) */
+    bool loopback_up; /* lo is up (hardened keeps it down in both backends) */
     /* Process state that must not come from the caller (its personality, OOM protection,
      * real-time priority): the workload's, as the kernel reported it. */
     char *domainname;     /* NIS domain name: "(none)" */

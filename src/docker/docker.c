@@ -155,18 +155,10 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
         vplan.profile = r->prof;
         bool ok = asb_native_verify_attestation(&vplan, m, -1, &r->res->attestation);
         /* Sockets the workload makes must count against its memory (cgroup v1): the limit is
-         * set now, before the release, or the run is refused. And the host's backstop must
-         * reach every process of the container: its cgroup is found and opened now, or the run
-         * is refused (in another pid or cgroup namespace than the engine's, the kill found
-         * nothing and a starved PID 1 kept a 2 s run going 26-59 s on pure v2). */
+         * set now, before the release, or the run is refused. */
         asb_error_t terr;
         if (ok && r->prof.cgroup &&
             asb_docker_limit_tcp_v1(r->eng, r->id, r->plan->limits.memory_bytes, &terr) < 0) {
-            ok = false;
-            if (!r->sup_error)
-                r->sup_error = strdup(terr.message);
-        }
-        if (ok && (r->cg_fd = asb_docker_backstop_open(r->eng, r->id, &r->cg_kill_fd, &terr)) < 0) {
             ok = false;
             if (!r->sup_error)
                 r->sup_error = strdup(terr.message);
@@ -713,6 +705,23 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     if ((rc = asb_docker_json(r.eng, "POST", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, err)) <
         0)
         goto out;
+    /* The host's backstop must reach every process of the container: its cgroup is found and
+     * opened now, or the run is refused (in another pid or cgroup namespace than the engine's,
+     * the kill found nothing and a starved PID 1 kept a 2 s run going 26-59 s on pure v2). */
+    if ((r.cg_fd = asb_docker_backstop_open(r.eng, r.id, &r.cg_kill_fd, err)) < 0) {
+        rc = r.cg_fd;
+        goto out;
+    }
+    /* Its own network ("none"): lo goes down before the supervisor forks the workload, which
+     * waits for this byte (container.c); the workload's attestation then says lo is down. */
+    if (r.prof.ns_net) {
+        if ((rc = asb_docker_loopback_down(r.eng, r.id, err)) < 0)
+            goto out;
+        if (asb_docker_attach_write(r.att, "n", 1) < 0) {
+            rc = asb_err(err, -EIO, "docker: the container's attach stream closed before the run");
+            goto out;
+        }
+    }
     event_loop(&r);
     if (!r.eof) {
         /* Given up on the stream: let go of it before asking the engine anything, or an engine

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int asb_docker_cgroup_path_in(const char *text, const char *controller, char *path, size_t len)
@@ -81,9 +82,27 @@ static int cgroup_of(pid_t pid, const char *controller, char *path, size_t len, 
     return rc;
 }
 
-int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host,
-                                const char *id, unsigned ctrl, char *dir, size_t len, int *fd,
-                                asb_error_t *err)
+/* Whether the cgroup directory dfd lists pid in its cgroup.procs (into *has): 0, or <0 when it
+ * cannot be read. The container's cgroup holds its supervisor and few others before the
+ * release, so the first 256 are enough. */
+static int holds_pid(int dfd, pid_t pid, bool *has)
+{
+    char procs[4096];
+    pid_t listed[256];
+    size_t n = 0, nlisted = 0;
+    *has = false;
+    int rc = asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, sizeof(procs), &n);
+    if (rc == 0)
+        nlisted = asb_cgroup_parse_pids(procs, n, listed, sizeof(listed) / sizeof(listed[0]));
+    for (size_t i = 0; i < nlisted && !*has; i++)
+        *has = listed[i] == pid;
+    return rc;
+}
+
+/* asb_docker_container_cgroup, and the init's pid it checked (into *init). */
+static int container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host, const char *id,
+                            unsigned ctrl, char *dir, size_t len, int *fd, pid_t *init,
+                            asb_error_t *err)
 {
     if (fd)
         *fd = -1;
@@ -134,15 +153,8 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     if (dfd < 0)
         return asb_err_sys(err, errno, "docker: the cgroup of container %.12s (%s)", id, dir);
     /* Before the release the container holds its supervisor and little else. */
-    char procs[4096];
-    pid_t listed[256];
-    size_t n = 0, nlisted = 0;
-    rc = asb_cgroup_fs_read_at(dfd, "cgroup.procs", procs, sizeof(procs), &n);
-    if (rc == 0)
-        nlisted = asb_cgroup_parse_pids(procs, n, listed, sizeof(listed) / sizeof(listed[0]));
     bool has = false;
-    for (size_t i = 0; i < nlisted && !has; i++)
-        has = listed[i] == (pid_t)pid;
+    rc = holds_pid(dfd, (pid_t)pid, &has);
     if (rc < 0 || !has)
         close(dfd);
     if (rc < 0)
@@ -156,7 +168,48 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
         *fd = dfd;
     else
         close(dfd);
+    if (init)
+        *init = (pid_t)pid;
     return 1;
+}
+
+int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_t *host,
+                                const char *id, unsigned ctrl, char *dir, size_t len, int *fd,
+                                asb_error_t *err)
+{
+    return container_cgroup(eng, host, id, ctrl, dir, len, fd, NULL, err);
+}
+
+int asb_docker_container_pidfd(asb_docker_engine_t *eng, const char *id, asb_error_t *err)
+{
+    asb_cgroup_host_t host;
+    char dir[2 * ASB_CGROUP_PATH_MAX];
+    int rc, dfd = -1;
+    pid_t pid = 0;
+    if ((rc = asb_cgroup_detect(&host, err)) < 0)
+        return rc;
+    rc = container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &dfd, &pid, err);
+    if (rc == 0)
+        return asb_err(err, -ENOENT, "docker: container %.12s is in no cgroup this host holds", id);
+    if (rc < 0)
+        return rc;
+    /* The number was checked before the pidfd held it: it is the container's only if it is
+     * still in the container's cgroup once held, and the held process is still alive then. */
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd < 0) {
+        rc = asb_err_sys(err, errno, "docker: pidfd_open of container %.12s's process %d", id,
+                         (int)pid);
+        close(dfd);
+        return rc;
+    }
+    bool has = false;
+    (void)holds_pid(dfd, pid, &has); /* unreadable: not shown to hold it */
+    close(dfd);
+    if (!has || (syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) < 0 && errno == ESRCH)) {
+        close(pfd);
+        return asb_err(err, -ESRCH, "docker: container %.12s's process %d is gone", id, (int)pid);
+    }
+    return pfd;
 }
 
 int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, int *kill_fd,

@@ -317,9 +317,10 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, long lon
         append(why, sizeof(why), "%s%s want %lld got %lld", "abstract unix socket scoping", 1, 0);
     if (p->ns_net && strcmp(a->net_ifaces, "lo") != 0)
         append(why, sizeof(why), "%s%s: want only lo (%lld/%lld)", "network interfaces", 1, 0);
-    /* Native: lo stays down (unaccepted loopback connections are memory no cgroup is charged
-     * for). Docker's "none" network brings it up and the container cannot take it down. */
-    if (p->ns_net && strcmp(plan->backend, "native") == 0 && a->loopback_up)
+    /* lo stays down (unaccepted loopback connections are memory no cgroup is charged for):
+     * natively it is never brought up; Docker's "none" network brings it up, and the host takes
+     * it down before the workload exists (docker/docker_netns.c). */
+    if (p->ns_net && a->loopback_up)
         append(why, sizeof(why), "%s%s want %lld got %lld", "lo down", 1, 0);
     if (p->root == ASB_ROOT_ALLOWLIST_RO && !a->root_readonly)
         append(why, sizeof(why), "%s%s want %lld got %lld", "root read-only", 1, 0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_chaos_docker.sh - the chaos matrix's docker columns once (docker-baseline, docker-hardened).
 # Skips with a reason when no engine answers; with ASB_REQUIRE_DOCKER=1 (CI) that is a failure.
-# Fails when: any attack outside {mountinfo_leak, tcp_backlog_hold, disk_read_flood} succeeds under
+# Fails when: any attack outside {mountinfo_leak, disk_read_flood} succeeds under
 # docker-hardened; any verdict is `error` twice in a row (one re-run of just the errored
 # attacks, as in test_chaos.sh); docker-hardened's egress evidence does not name the bridge
 # listener (a `blocked` with nothing reachable would mean nothing); docker-baseline, which is on
@@ -51,10 +51,9 @@ $PY - "$out/matrix.json" "${retry:+$out/retry.json}" <<'PY'
 import json, sys
 matrix = json.load(open(sys.argv[1]))
 retry = json.load(open(sys.argv[2])) if len(sys.argv) > 2 and sys.argv[2] else None
-# tcp_backlog_hold: Docker's "none" network has lo up and the container cannot take it down
-# (docs/THREAT_MODEL.md); native hardened keeps lo down.
 # disk_read_flood: the docker backend sets no disk read limit (SPEC; session 20).
-allowed = {"mountinfo_leak", "tcp_backlog_hold", "disk_read_flood"}
+# (tcp_backlog_hold was allowed until session 22: the host now takes lo down, docker_netns.c.)
+allowed = {"mountinfo_leak", "disk_read_flood"}
 egress = ["tcp_egress", "udp_egress", "http_egress", "dns_resolve", "raw_socket"]
 runs = {(r["attack"], r["profile"]): r for r in matrix["runs"]}
 if retry:

@@ -471,8 +471,9 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     asb_wire_get_int(a, alen, "no_new_privs", &nnp);
     asb_wire_get_int(a, alen, "seccomp_mode", &sec);
     asb_wire_get_bool(a, alen, "root_readonly", &ro);
-    bool mfr = false;
+    bool mfr = false, lo_up = true;
     asb_wire_get_bool(a, alen, "memfd_create_refused", &mfr);
+    asb_wire_get_bool(a, alen, "loopback_up", &lo_up);
     asb_wire_get_str(a, alen, "net_ifaces", &ifs);
     asb_wire_get_str(a, alen, "hostname", &host);
     int64_t pers = -1, adj = -1, pol = -1, rtmax = -1, nice = -1, nmax = -1, ioc = -1, um = -1;
@@ -511,6 +512,8 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
         note(why, len, "memfd_create refused");
     if (s->netns && (!ifs || strcmp(ifs, "lo") != 0))
         note(why, len, "network interfaces");
+    if (s->netns && lo_up)
+        note(why, len, "lo down");
     if (s->root_ro && !ro)
         note(why, len, "root read-only");
     if (!host || strcmp(host, s->hostname) != 0)
@@ -525,8 +528,9 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     return why[0] == '\0';
 }
 
-/* The host's verdict on the attach stream: 'g' go, anything else or its end: abort. */
-static bool wait_verdict(void)
+/* The host's word on the attach stream: true for `want` ('n': lo is down; 'g': go), false for
+ * anything else or its end (abort). */
+static bool host_says(char want)
 {
     uint64_t deadline = sup_now_ms() + ASB_SETUP_TIMEOUT_MS;
     for (;;) {
@@ -541,7 +545,7 @@ static bool wait_verdict(void)
         ssize_t n = read(0, &c, 1);
         if (n < 0 && errno == EINTR)
             continue;
-        return n == 1 && c == 'g';
+        return n == 1 && c == want;
     }
 }
 
@@ -743,6 +747,10 @@ int sup_container_main(void)
     if (setrlimit(RLIMIT_FSIZE, &fl) < 0)
         return fatal(spec.nonce, "RLIMIT_FSIZE to the workload's value");
 
+    /* Its own network ("none", docker-hardened): the host takes lo down after the start, as
+     * native hardened keeps it, and says so before the workload exists (docker_netns.c). */
+    if (spec.netns && !host_says('n'))
+        return fatal(spec.nonce, "the host did not take the container's lo down");
     /* gop: the go byte to the workload, and its uname listener to us (a socket for that). */
     int outp[2], errp[2], attp[2], gop[2];
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(attp, O_CLOEXEC) < 0 ||
@@ -800,7 +808,7 @@ int sup_container_main(void)
         snprintf(msg, sizeof(msg), "attestation does not match the spec: %s", why);
         return fatal(spec.nonce, msg);
     }
-    if (!wait_verdict() || write(gop[1], "g", 1) != 1) {
+    if (!host_says('g') || write(gop[1], "g", 1) != 1) {
         kill_all();
         return 125; /* the host refused the attestation or went away */
     }
