@@ -59,6 +59,7 @@ typedef struct drun {
     bool *fout_got, *fout_big;
     char *sup_error;
     bool attested, released, backstop_fired, eof;
+    bool setup_failed; /* a step before the release failed: never released (before_release) */
     /* A stdin too large for the spec: sent after the verdict on the attach stream, as the
      * supervisor relays it to the workload's stdin pipe. */
     bool stdin_live;
@@ -153,7 +154,8 @@ static void handle_json(drun_t *r, const unsigned char *buf, size_t len)
         r->attested = true;
         asb_plan_t vplan = *r->plan; /* shallow: the verifier reads the profile only */
         vplan.profile = r->prof;
-        bool ok = asb_native_verify_attestation(&vplan, m, -1, &r->res->attestation);
+        bool ok =
+            asb_native_verify_attestation(&vplan, m, -1, &r->res->attestation) && !r->setup_failed;
         /* Sockets the workload makes must count against its memory (cgroup v1): the limit is
          * set now, before the release, or the run is refused. */
         asb_error_t terr;
@@ -568,6 +570,40 @@ static bool remove_container(drun_t *r, bool seen_stopped)
  * the profile's uid: THREAT_MODEL.md says what they share (review finding). An engine whose
  * /info cannot be read is taken at its word elsewhere: the run goes on with its own ids, and an
  * engine that cannot run them fails it visibly. */
+/* What the host does after the start and before any workload exists: the backstop's cgroup
+ * found and opened (in another pid or cgroup namespace than the engine's, the kill found
+ * nothing and a starved PID 1 kept a 2 s run going 26-59 s on pure v2; review finding, session
+ * 13), and with its own network ("none") lo taken down, then the supervisor told so: it waits
+ * for that byte before it forks the workload (container.c), whose attestation then says lo is
+ * down. */
+static int before_release(drun_t *r, asb_error_t *err)
+{
+    int pidfd = -1;
+    r->cg_fd = asb_docker_backstop_open(r->eng, r->id, &r->cg_kill_fd,
+                                        r->prof.ns_net ? &pidfd : NULL, err);
+    if (r->cg_fd < 0)
+        return r->cg_fd;
+    if (!r->prof.ns_net)
+        return 0;
+    int rc = asb_docker_loopback_down(pidfd, r->id, err);
+    close(pidfd);
+    if (rc < 0)
+        return rc;
+    if ((rc = asb_docker_attach_write(r->att, "n", 1)) < 0)
+        return asb_err_sys(err, -rc, "docker: telling the container's supervisor that lo is down");
+    return 0;
+}
+
+/* The container stopped, or stops within a second: the engine learns of its init's exit a
+ * little after the kernel does, and a step that found the init gone may be that early. */
+static bool container_stopped(drun_t *r)
+{
+    char path[160];
+    asb_error_t e;
+    snprintf(path, sizeof(path), "/containers/%s/wait", r->id);
+    return asb_docker_json(r->eng, "POST", path, NULL, 1000, NULL, &e) >= 0;
+}
+
 static bool own_host_ids_possible(asb_docker_engine_t *eng)
 {
     if (geteuid() != 0)
@@ -705,24 +741,24 @@ int asb_docker_run_hooked(const asb_plan_t *plan, asb_result_t *res, const asb_d
     if ((rc = asb_docker_json(r.eng, "POST", path, NULL, ASB_DOCKER_HTTP_TIMEOUT_MS, NULL, err)) <
         0)
         goto out;
-    /* The host's backstop must reach every process of the container: its cgroup is found and
-     * opened now, or the run is refused (in another pid or cgroup namespace than the engine's,
-     * the kill found nothing and a starved PID 1 kept a 2 s run going 26-59 s on pure v2). */
-    if ((r.cg_fd = asb_docker_backstop_open(r.eng, r.id, &r.cg_kill_fd, err)) < 0) {
-        rc = r.cg_fd;
-        goto out;
-    }
-    /* Its own network ("none"): lo goes down before the supervisor forks the workload, which
-     * waits for this byte (container.c); the workload's attestation then says lo is down. */
-    if (r.prof.ns_net) {
-        if ((rc = asb_docker_loopback_down(r.eng, r.id, err)) < 0)
-            goto out;
-        if (asb_docker_attach_write(r.att, "n", 1) < 0) {
-            rc = asb_err(err, -EIO, "docker: the container's attach stream closed before the run");
+    asb_error_t serr = {0};
+    if ((rc = before_release(&r, &serr)) < 0) {
+        /* A supervisor that ended by itself at once is why the step found nothing: its own
+         * report says what went wrong (read below), or else the step's error does. While the
+         * container runs, the step's failure refuses the run. */
+        if (!container_stopped(&r)) {
+            *err = serr;
             goto out;
         }
+        r.setup_failed = true;
     }
     event_loop(&r);
+    if (r.setup_failed && !r.sup_error &&
+        asprintf(&r.sup_error,
+                 "the container's supervisor stopped before the release, without a report%s%.*s",
+                 r.diag.len ? ": " : "", (int)(r.diag.len > 400 ? 400 : r.diag.len),
+                 r.diag.data ? (const char *)r.diag.data : "") < 0)
+        r.sup_error = NULL;
     if (!r.eof) {
         /* Given up on the stream: let go of it before asking the engine anything, or an engine
          * still writing to us would not answer. */

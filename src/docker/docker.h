@@ -108,17 +108,13 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const struct asb_cgrou
                                 const char *id, unsigned ctrl, char *dir, size_t len, int *fd,
                                 asb_error_t *err);
 
-/* A pidfd for the running container's init, the process asb_docker_container_cgroup checks,
- * confirmed to be in the container's own cgroup while the pidfd held it (a pid number alone may
- * be reused). <0 with err when it cannot be found or is gone (docker_cgroup.c). */
-int asb_docker_container_pidfd(asb_docker_engine_t *eng, const char *id, asb_error_t *err);
-
-/* docker-hardened: take the running container's lo down from the host, as native hardened keeps
+/* docker-hardened: take the running container's lo down from the host (init_pidfd: its init,
+ * from asb_docker_backstop_open), as native hardened keeps
  * it (Docker's "none" network brings it up; loopback connections nobody accepts pin kernel
  * memory no cgroup is charged for), and read it back. Refused (<0 with err) when the container's
  * network namespace cannot be entered, is this process's own, or holds another interface
  * (docker_netns.c). */
-int asb_docker_loopback_down(asb_docker_engine_t *eng, const char *id, asb_error_t *err);
+int asb_docker_loopback_down(int init_pidfd, const char *id, asb_error_t *err);
 
 /* The cgroup path of the hierarchy with `controller` (v1 name, e.g. "memory"; NULL: the v2
  * "0::" line) in the text of a /proc/PID/cgroup: 1 found (into path), 0 none, -EINVAL odd. */
@@ -130,9 +126,11 @@ int asb_docker_cgroup_path_in(const char *text, const char *controller, char *pa
  * writing (into *kill_fd), or else a signal 0 allowed to every process in it (*kill_fd -1).
  * Returns the directory's fd, or <0 with err when it cannot be found (another pid or cgroup
  * namespace than the engine's: -ESRCH, -EXDEV) or is not ours to kill (-EPERM). Opened before
- * the workload is released: a run whose backstop cannot kill is refused (docker_cgroup.c). */
+ * the workload is released: a run whose backstop cannot kill is refused (docker_cgroup.c).
+ * With init_pidfd, also a pidfd of the container's init (the process whose cgroup was checked),
+ * confirmed to be in that cgroup while the pidfd held it (a pid number alone may be reused). */
 int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, int *kill_fd,
-                             asb_error_t *err);
+                             int *init_pidfd, asb_error_t *err);
 
 /* SIGKILL every process in the cgroup (from asb_docker_backstop_open), from the host: through
  * cgroup.kill when kill_fd is open; else each process in cgroup.procs, through a pidfd checked

@@ -180,31 +180,21 @@ int asb_docker_container_cgroup(asb_docker_engine_t *eng, const asb_cgroup_host_
     return container_cgroup(eng, host, id, ctrl, dir, len, fd, NULL, err);
 }
 
-int asb_docker_container_pidfd(asb_docker_engine_t *eng, const char *id, asb_error_t *err)
+/* A pidfd for pid, checked in the cgroup directory dfd: the number was checked before the
+ * pidfd held it, so it is the container's only if it is still in that cgroup once held, and the
+ * held process is still alive then. */
+static int held_pidfd(int dfd, pid_t pid, const char *id, asb_error_t *err)
 {
-    asb_cgroup_host_t host;
-    char dir[2 * ASB_CGROUP_PATH_MAX];
-    int rc, dfd = -1;
-    pid_t pid = 0;
-    if ((rc = asb_cgroup_detect(&host, err)) < 0)
-        return rc;
-    rc = container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &dfd, &pid, err);
-    if (rc == 0)
-        return asb_err(err, -ENOENT, "docker: container %.12s is in no cgroup this host holds", id);
-    if (rc < 0)
-        return rc;
-    /* The number was checked before the pidfd held it: it is the container's only if it is
-     * still in the container's cgroup once held, and the held process is still alive then. */
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (pfd < 0) {
-        rc = asb_err_sys(err, errno, "docker: pidfd_open of container %.12s's process %d", id,
-                         (int)pid);
-        close(dfd);
-        return rc;
-    }
+    if (pfd < 0)
+        return asb_err_sys(err, errno, "docker: pidfd_open of container %.12s's process %d", id,
+                           (int)pid);
     bool has = false;
-    (void)holds_pid(dfd, pid, &has); /* unreadable: not shown to hold it */
-    close(dfd);
+    int rc = holds_pid(dfd, pid, &has);
+    if (rc < 0) {
+        close(pfd);
+        return asb_err_sys(err, -rc, "docker: cannot read container %.12s's cgroup.procs", id);
+    }
     if (!has || (syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) < 0 && errno == ESRCH)) {
         close(pfd);
         return asb_err(err, -ESRCH, "docker: container %.12s's process %d is gone", id, (int)pid);
@@ -213,22 +203,30 @@ int asb_docker_container_pidfd(asb_docker_engine_t *eng, const char *id, asb_err
 }
 
 int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, int *kill_fd,
-                             asb_error_t *err)
+                             int *init_pidfd, asb_error_t *err)
 {
     asb_cgroup_host_t host;
     char dir[2 * ASB_CGROUP_PATH_MAX];
     int rc, dfd = -1;
+    pid_t pid = 0;
     *kill_fd = -1;
+    if (init_pidfd)
+        *init_pidfd = -1;
     if ((rc = asb_cgroup_detect(&host, err)) < 0)
         return rc;
-    rc = asb_docker_container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &dfd,
-                                     err);
+    rc = container_cgroup(eng, &host, id, ASB_CGROUP_CTRL_PIDS, dir, sizeof(dir), &dfd, &pid, err);
     if (rc == 0)
         return asb_err(err, -ENOENT,
                        "docker: container %.12s is in no cgroup this host's %s hierarchy holds", id,
                        host.version == ASB_CGROUP_V1 ? "pids" : "cgroup2");
     if (rc < 0)
         return rc;
+    if (init_pidfd && (*init_pidfd = held_pidfd(dfd, pid, id, err)) < 0) {
+        rc = *init_pidfd;
+        *init_pidfd = -1;
+        close(dfd);
+        return rc;
+    }
     /* Found is not enough: the kill must be ours to make (review findings). cgroup.kill (v2,
      * 5.14+) opened for writing now (the open is the permission check, LSMs included; it has
      * no effect until written), or else a signal 0 to every process of the cgroup, which the
@@ -242,6 +240,10 @@ int asb_docker_backstop_open(asb_docker_engine_t *eng, const char *id, int *kill
     if (probe > 0)
         return dfd;
     close(dfd);
+    if (init_pidfd && *init_pidfd >= 0) {
+        close(*init_pidfd);
+        *init_pidfd = -1;
+    }
     return asb_err(err, probe < 0 ? probe : -ESRCH,
                    "docker: this caller cannot kill container %.12s's processes (%s: no "
                    "writable cgroup.kill, and %s): without that, a workload that starves the "

@@ -6,8 +6,9 @@
  * down. So the host does, after the start and before the container's supervisor forks the
  * workload (it waits for the host's word, container.c): a thread of ours enters the container's
  * network namespace through a pidfd of its init, checked to be the container's, clears IFF_UP on
- * lo, removes its addresses (a never-raised lo has none) and reads both back. The thread then ends, and this process's own namespace was never left.
- * The workload's attestation reports lo's state, and the host refuses the run if it is up. */
+ * lo, removes its addresses (a never-raised lo has none) and reads both back. The thread then ends,
+ * and this process's own namespace was never left. The workload's attestation reports lo's state,
+ * and the host refuses the run if it is up. */
 #include "core/error.h"
 #include "docker/docker.h"
 
@@ -20,6 +21,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +32,8 @@
 
 typedef struct lo_job {
     int pidfd;
-    const char *step; /* what failed, NULL when lo is down */
-    int error;        /* its errno, 0 when not a system call's */
+    const char *step;            /* what failed, NULL when lo is down */
+    int error;                   /* its errno, 0 when not a system call's */
     char other[IF_NAMESIZE + 1]; /* an interface beside lo, when that is what failed */
 } lo_job_t;
 
@@ -46,7 +48,8 @@ static bool only_lo(lo_job_t *j)
 {
     struct if_nameindex *ni = if_nameindex();
     if (!ni) {
-        j->step = "list the interfaces", j->error = errno;
+        j->step = "list the interfaces";
+        j->error = errno;
         return false;
     }
     bool lo = false, ok = true;
@@ -105,8 +108,12 @@ static int del_addr(int family, const void *addr, size_t alen, unsigned char pre
             rc = ((const struct nlmsgerr *)NLMSG_DATA(h))->error;
     }
     close(fd);
-    /* Absent, or no IPv6 in this kernel: nothing to remove. */
-    return rc == -EADDRNOTAVAIL || rc == -ENOENT || rc == -ENODEV || rc == -EAFNOSUPPORT ? 0 : rc;
+    /* Absent, or no IPv6 in this kernel (ipv6.disable=1 answers EOPNOTSUPP: no handler for the
+     * family): nothing to remove. What is left is read back below either way. */
+    return rc == -EADDRNOTAVAIL || rc == -ENOENT || rc == -ENODEV || rc == -EAFNOSUPPORT ||
+                   rc == -EOPNOTSUPP
+               ? 0
+               : rc;
 }
 
 /* lo as a never-raised lo is, as natively: no address left on it. Down alone is not that: the
@@ -120,18 +127,20 @@ static bool no_addresses(lo_job_t *j)
     if (rc == 0)
         rc = del_addr(AF_INET6, &in6addr_loopback, sizeof(in6addr_loopback), 128, ifindex);
     if (rc < 0) {
-        j->step = "remove lo's addresses", j->error = -rc;
+        j->step = "remove lo's addresses";
+        j->error = -rc;
         return false;
     }
     struct ifaddrs *all = NULL;
     if (getifaddrs(&all) < 0) {
-        j->step = "read lo's addresses back", j->error = errno;
+        j->step = "read lo's addresses back";
+        j->error = errno;
         return false;
     }
     bool none = true;
     for (const struct ifaddrs *a = all; a; a = a->ifa_next)
-        none &= !a->ifa_addr || (a->ifa_addr->sa_family != AF_INET &&
-                                 a->ifa_addr->sa_family != AF_INET6);
+        none &= !a->ifa_addr ||
+                (a->ifa_addr->sa_family != AF_INET && a->ifa_addr->sa_family != AF_INET6);
     freeifaddrs(all);
     if (!none)
         j->step = "an address is left on lo";
@@ -143,15 +152,18 @@ static void *lo_down_thread(void *arg)
     lo_job_t *j = arg;
     struct stat own, there;
     if (stat("/proc/thread-self/ns/net", &own) < 0) {
-        j->step = "stat our own network namespace", j->error = errno;
+        j->step = "stat our own network namespace";
+        j->error = errno;
         return NULL;
     }
     if (setns(j->pidfd, CLONE_NEWNET) < 0) {
-        j->step = "enter its network namespace (setns)", j->error = errno;
+        j->step = "enter its network namespace (setns)";
+        j->error = errno;
         return NULL;
     }
     if (stat("/proc/thread-self/ns/net", &there) < 0) {
-        j->step = "stat its network namespace", j->error = errno;
+        j->step = "stat its network namespace";
+        j->error = errno;
         return NULL;
     }
     if (same_ns(&own, &there)) {
@@ -162,22 +174,27 @@ static void *lo_down_thread(void *arg)
         return NULL;
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s < 0) {
-        j->step = "socket", j->error = errno;
+        j->step = "socket";
+        j->error = errno;
         return NULL;
     }
     struct ifreq ifr;
     memset(&ifr, 0, sizeof(ifr));
     strcpy(ifr.ifr_name, "lo");
     if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
-        j->step = "read lo's flags", j->error = errno;
+        j->step = "read lo's flags";
+        j->error = errno;
     } else {
         ifr.ifr_flags = (short)(ifr.ifr_flags & ~IFF_UP);
-        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-            j->step = "take lo down (SIOCSIFFLAGS)", j->error = errno;
-        else if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-            j->step = "read lo's flags back", j->error = errno;
-        else if (ifr.ifr_flags & IFF_UP)
+        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) {
+            j->step = "take lo down (SIOCSIFFLAGS)";
+            j->error = errno;
+        } else if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+            j->step = "read lo's flags back";
+            j->error = errno;
+        } else if (ifr.ifr_flags & IFF_UP) {
             j->step = "lo is still up after it was taken down";
+        }
     }
     close(s);
     if (!j->step)
@@ -185,25 +202,32 @@ static void *lo_down_thread(void *arg)
     return NULL;
 }
 
-int asb_docker_loopback_down(asb_docker_engine_t *eng, const char *id, asb_error_t *err)
+int asb_docker_loopback_down(int init_pidfd, const char *id, asb_error_t *err)
 {
-    int pidfd = asb_docker_container_pidfd(eng, id, err);
-    if (pidfd < 0)
-        return pidfd;
-    lo_job_t j = {.pidfd = pidfd};
+    lo_job_t j = {.pidfd = init_pidfd};
+    /* The thread starts with every signal blocked: no handler of the caller's runs inside the
+     * container's network namespace, and no system call of the thread is interrupted. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t t;
     int rc = pthread_create(&t, NULL, lo_down_thread, &j);
-    if (rc == 0)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
         pthread_join(t, NULL);
-    else
-        j.step = "start a thread", j.error = rc;
-    close(pidfd);
+    } else {
+        j.step = "start a thread";
+        j.error = rc;
+    }
     if (!j.step)
         return 0;
     const char *why = j.error ? strerror(j.error) : j.other[0] ? j.other : "";
+    bool denied = j.error == EPERM || j.error == EACCES;
     return asb_err(err, j.error ? -j.error : -EPERM,
                    "docker: cannot take container %.12s's lo down (%s%s%s); docker-hardened "
-                   "keeps it down as native hardened does, and needs a caller that may enter the "
-                   "container's network namespace",
-                   id, j.step, why[0] ? ": " : "", why);
+                   "keeps it down, as native hardened does%s",
+                   id, j.step, why[0] ? ": " : "", why,
+                   denied ? ", and needs a caller that may enter the container's network "
+                            "namespace (root on the engine's host)"
+                          : "");
 }

@@ -85,7 +85,7 @@ int asb_docker_reap(asb_docker_engine_t *eng, bool own_too, char **report, asb_e
          * running, or whose cgroup cannot be checked and killed, is left to the engine. */
         int kill_fd = -1;
         asb_error_t ke;
-        int cg = asb_docker_backstop_open(eng, id, &kill_fd, &ke);
+        int cg = asb_docker_backstop_open(eng, id, &kill_fd, NULL, &ke);
         if (cg >= 0) {
             asb_docker_kill_cgroup(cg, kill_fd);
             close(cg);

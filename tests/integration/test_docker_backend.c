@@ -1255,6 +1255,41 @@ static void test_docker_backstop_needs_kill_permission(void **state)
     }
 }
 
+/* A container whose supervisor ends at once: the run says so (that it stopped before the
+ * release, or sent no attestation), not that a step the host takes after the start (the backstop's
+ * cgroup, lo) found the init gone (review finding, session 22: "process N is not visible here"
+ * blamed the caller's pid namespace). */
+static void test_docker_dead_supervisor_reported(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            setenv("ASB_SUPERVISOR", "/usr/bin/false", 1);
+            asb_result_t r;
+            asb_error_t err;
+            int rc = run(&BACKENDS[1], profiles[i], "print('ran')", NULL, &r, &err);
+            /* Which one depends on whether the init was still there when the host looked. */
+            bool ok = rc < 0 && r.status == ASB_STATUS_SANDBOX_ERROR && r.out.len == 0 &&
+                      (strstr(err.message, "supervisor stopped before the release") ||
+                       strstr(err.message, "no attestation from the supervisor"));
+            if (!ok)
+                fprintf(stderr, "%s: rc %d status %d: %s\n", profiles[i], rc, (int)r.status,
+                        rc < 0 ? err.message : "");
+            asb_result_free(&r);
+            _exit(ok ? 0 : 1);
+        }
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+}
+
 static void test_docker_no_leftovers(void **state)
 {
     (void)state;
@@ -1290,6 +1325,7 @@ int main(void)
         cmocka_unit_test(test_hardened_no_sys_no_ptys),
         cmocka_unit_test(test_docker_refused_outside_engine_namespaces),
         cmocka_unit_test(test_docker_backstop_needs_kill_permission),
+        cmocka_unit_test(test_docker_dead_supervisor_reported),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
