@@ -563,13 +563,6 @@ static bool remove_container(drun_t *r, bool seen_stopped)
     return r->created && seen_stopped && rc == -ETIMEDOUT;
 }
 
-/* Can this run's container user be a host user of its own? Not when the caller is not root
- * (the id slots live in a root-owned directory; a caller with access to the engine's socket
- * alone keeps the shared uid 65534, as before), and not when the engine maps container users
- * itself (userns-remap, rootless: only ids 0..65535 exist in its containers). Those runs keep
- * the profile's uid: THREAT_MODEL.md says what they share (review finding). An engine whose
- * /info cannot be read is taken at its word elsewhere: the run goes on with its own ids, and an
- * engine that cannot run them fails it visibly. */
 /* What the host does after the start and before any workload exists: the backstop's cgroup
  * found and opened (in another pid or cgroup namespace than the engine's, the kill found
  * nothing and a starved PID 1 kept a 2 s run going 26-59 s on pure v2; review finding, session
@@ -604,6 +597,13 @@ static bool container_stopped(drun_t *r)
     return asb_docker_json(r->eng, "POST", path, NULL, 1000, NULL, &e) >= 0;
 }
 
+/* Can this run's container user be a host user of its own? Not when the caller is not root
+ * (the id slots live in a root-owned directory; a caller with access to the engine's socket
+ * alone keeps the shared uid 65534, as before), and not when the engine maps container users
+ * itself (userns-remap, rootless: only ids 0..65535 exist in its containers). Those runs keep
+ * the profile's uid: THREAT_MODEL.md says what they share (review finding). An engine whose
+ * /info cannot be read is taken at its word elsewhere: the run goes on with its own ids, and an
+ * engine that cannot run them fails it visibly. */
 static bool own_host_ids_possible(asb_docker_engine_t *eng)
 {
     if (geteuid() != 0)
