@@ -62,27 +62,6 @@ json_t *asb_native_binds(const asb_profile_t *p)
     return binds;
 }
 
-long long asb_native_seccomp_filters(pid_t pid)
-{
-    char path[48];
-    if (pid > 0)
-        snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-    else
-        snprintf(path, sizeof(path), "/proc/thread-self/status");
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    char line[256];
-    long long n = -1;
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, "Seccomp_filters:", 16) == 0) {
-            n = strtoll(line + 16, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return n;
-}
-
 bool asb_native_memfd_refuse(const asb_profile_t *p)
 {
     return p->memfd_noexec && access("/proc/sys/vm/memfd_noexec", F_OK) != 0;

@@ -3,6 +3,7 @@
 #define ASB_NATIVE_SPEC_H
 
 #include "core/plan.h"
+#include "native/seccomp_count.h"
 #include <jansson.h>
 
 /* The run spec for the supervisor, as JSON; native.c sends it as wire.h records (proto.h). */
@@ -25,10 +26,6 @@ json_t *asb_native_binds(const asb_profile_t *p);
 /* The profile wants no executable memfd and this kernel has no vm.memfd_noexec (before Linux
  * 6.3): the workload's filter then refuses memfd_create instead (the memfd_refuse program). */
 bool asb_native_memfd_refuse(const asb_profile_t *p);
-
-/* The seccomp filters in force on process pid (Seccomp_filters in its /proc status), or on the
- * calling thread when pid is 0; -1 when the kernel does not say (before Linux 5.9). */
-long long asb_native_seccomp_filters(pid_t pid);
 
 /* inherited: the seccomp filters the supervisor runs under (asb_native_seccomp_filters of its
  * pid; -1 unknown), to which each filter the workload stacks adds one. */

@@ -126,18 +126,3 @@ int64_t sup_read_int(const char *path, int64_t unknown)
     close(fd);
     return n > 0 ? (int64_t)strtoll(b, NULL, 10) : unknown;
 }
-
-int64_t sup_seccomp_filters_self(void)
-{
-    char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *line = strstr(buf, "\nSeccomp_filters:");
-    return line ? strtoll(line + 17, NULL, 10) : -1;
-}

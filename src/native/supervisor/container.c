@@ -17,6 +17,7 @@
 #include "docker/docker_proto.h"
 #include "io/sealed_memfd.h"
 #include "native/proto.h"
+#include "native/seccomp_count.h"
 #include "native/supervisor/seccomp_install.h"
 #include "native/supervisor/sup.h"
 
@@ -502,7 +503,7 @@ static bool self_check(const cspec_t *s, const uint8_t *a, size_t alen, char *wh
     /* Each filter the workload stacks on the ones we run under (Docker's), counted: mode 2 alone
      * would hold with uname's or memfd's filter and hardened's missing (review finding). Before
      * Linux 5.9 nothing counts them: enough only where the workload stacks none. */
-    int64_t nf = -1, own = sup_seccomp_filters_self();
+    int64_t nf = -1, own = asb_native_seccomp_filters(0);
     asb_wire_get_int(a, alen, "seccomp_filters", &nf);
     int64_t stacked =
         (int64_t)s->memfd_refuse + (int64_t)s->uname_hidden + (int64_t)s->stack_hardened;

@@ -152,9 +152,6 @@ bool sup_from_outside(const struct signalfd_siginfo *si);
 /* The integer a small file (/proc, /proc/sys) holds, or `unknown` when it cannot be read. */
 int64_t sup_read_int(const char *path, int64_t unknown);
 uint64_t sup_now_ms(void); /* CLOCK_MONOTONIC */
-/* The seccomp filters this process runs under (Seccomp_filters), -1 when the kernel does not
- * say (before Linux 5.9). */
-int64_t sup_seccomp_filters_self(void);
 /* Write all of buf, retrying EINTR and waiting for room on a non-blocking fd (as long as it
  * takes); -1 when the reader is gone. */
 int sup_write_all(int fd, const void *buf, size_t n);

@@ -20,7 +20,7 @@
  * and (after its exec) the memory of every program the workload runs. A container's supervisor
  * holds no capability and shares the workload's uid: it may write a dumpable process's memory,
  * and a process that made itself non-dumpable gets EFAULT there. A host that forbids the write
- * anyway (Yama ptrace_scope 3, or 2 without the capability) refuses the run at sup_uname_init.
+ * anyway (Yama ptrace_scope 3, or 2 without the capability) refuses the run at sup_uname_take.
  * Where an LSM or an unreadable program's memory (owned by an id the sandbox does not map)
  * still refuses it, uname(2) fails with EFAULT: the release is never given out. Our own
  * workload process, before its exec, never asks (natively its memory belongs to the host's
