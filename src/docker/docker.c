@@ -442,6 +442,10 @@ static void decide(drun_t *r, const json_t *state)
         asb_result_set_error(res, "malformed exit report"); /* as verdict.c */
     } else if (oom && (!rep || res->signal == SIGKILL)) {   /* as native.c decide() */
         res->status = ASB_STATUS_OOM_KILLED;
+    } else if (rep && !asb_exit_report_output_agrees(rep, r->out.total_seen, r->err.total_seen, msg,
+                                                     sizeof(msg))) {
+        /* the report follows the output on the one stream: all of it has been read */
+        asb_result_set_error(res, msg);
     } else if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
     } else if (!rep) {

@@ -787,6 +787,9 @@ static void decide(native_run_t *r, const asb_cgroup_stats_t *cgs)
         .cg_created = r->cg_created,
         .stdout_capped = r->cap_out.truncated,
         .stderr_capped = r->cap_err.truncated,
+        .output_counted = r->sup_exited, /* event_loop drained the pipes after its exit */
+        .stdout_seen = r->cap_out.total_seen,
+        .stderr_seen = r->cap_err.total_seen,
         .cgroup = *cgs,
     };
     asb_native_decide(&ev, r->res);

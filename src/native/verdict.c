@@ -6,6 +6,7 @@
 #include "native/verdict.h"
 #include "core/result.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -27,6 +28,28 @@ bool asb_exit_report_malformed(const json_t *rep)
 {
     /* exit_code is -1 when the program did not exit (a signal, or it never ran). */
     return !report_in_range(rep, "exit_code", -1, 255) || !report_in_range(rep, "signal", 0, 127);
+}
+
+bool asb_exit_report_output_agrees(const json_t *rep, uint64_t out_seen, uint64_t err_seen,
+                                   char *msg, size_t size)
+{
+    static const char *const keys[] = {"stdout_bytes", "stderr_bytes"};
+    const uint64_t seen[] = {out_seen, err_seen};
+    for (int i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(rep, keys[i]);
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            snprintf(msg, size, "the exit report does not say how much output was forwarded");
+            return false;
+        }
+        if ((uint64_t)json_integer_value(v) != seen[i]) {
+            snprintf(msg, size,
+                     "output lost between the supervisor and the host: it forwarded %" PRIu64
+                     " bytes of %s, the host received %" PRIu64,
+                     (uint64_t)json_integer_value(v), i ? "stderr" : "stdout", seen[i]);
+            return false;
+        }
+    }
+    return true;
 }
 
 void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
@@ -104,6 +127,13 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
         asb_result_set_error(res, "malformed exit report");
         res->exit_code = -1; /* nothing of a disbelieved report stays in the record */
         res->signal = 0;
+        return;
+    }
+    char lost[200];
+    if (rep && ev->output_counted &&
+        !asb_exit_report_output_agrees(rep, ev->stdout_seen, ev->stderr_seen, lost, sizeof(lost))) {
+        res->status = ASB_STATUS_SANDBOX_ERROR;
+        asb_result_set_error(res, lost);
         return;
     }
     static const char host_oom_note[] =

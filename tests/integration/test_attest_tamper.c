@@ -3,11 +3,12 @@
  * Each case runs a real sandbox whose PID 1 is the supervisor built with one promise broken
  * (asb-supervisor-tamper-<what>, src/native/supervisor/sup.h): the workload skips its seccomp
  * filter, keeps its capability bounding set or skips Landlock, the attestation is tagged with
- * another run's nonce, or the exit report names another exit code than the supervisor's own
- * exit status. What the kernel then reports from inside is the truth, so the attestation says
- * so, and the host must refuse: status sandbox_error, and for every broken control the program
- * never runs (it would print a marker the host captures itself). A control case with the real
- * supervisor shows the same program does print it. Needs root. */
+ * another run's nonce, the exit report names another exit code than the supervisor's own
+ * exit status, or output the supervisor counted never reaches the host. What the kernel then
+ * reports from inside is the truth, so the attestation says so, and the host must refuse: status
+ * sandbox_error, and for every broken control the program never runs (it would print a marker the
+ * host captures itself). A control case with the real supervisor shows the same program does print
+ * it. Needs root. */
 #include "rt_common.h"
 
 #define MARK "TAMPER-TEST-PROGRAM-RAN"
@@ -143,6 +144,24 @@ static void test_exit_report_that_disagrees_is_refused(void **state)
     asb_result_free(&r);
 }
 
+/* Every write of output into the host's pipe fails, as in a memory cgroup too full for the
+ * pipe's pages (asb-supervisor-tamper-output): the program ran and exited 0, but what the host
+ * received is not what it printed, and the record must not say completed. */
+static void test_lost_output_is_refused(void **state)
+{
+    (void)state;
+    asb_result_t r;
+    int rc = run_with("output", "hardened", "echo " MARK "; echo err >&2; exit 0", &r);
+    (void)rc;
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_true(r.attestation.present && r.attestation.valid);
+    assert_non_null(r.error);
+    if (!strstr(r.error, "output lost between the supervisor and the host"))
+        fail_msg("error '%s' does not say the output was lost", r.error);
+    assert_false(rt_bytes_has(&r.out, MARK)); /* it really never arrived */
+    asb_result_free(&r);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -159,6 +178,7 @@ int main(void)
         RT_TEST(test_exit_report_that_disagrees_is_refused),
         RT_TEST(test_limit_skipped_is_refused),
         RT_TEST(test_exec_workspace_is_refused),
+        RT_TEST(test_lost_output_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,13 +24,15 @@ static asb_native_evidence_t honest(json_t *report, int code)
     ev.sup_exited = true;
     ev.sup_status = W_EXITCODE(code, 0);
     ev.cg_created = true;
+    ev.output_counted = true; /* nothing written, nothing received: the counts agree at 0 */
     return ev;
 }
 
 static json_t *report(int code, int sig)
 {
-    return json_pack("{s:i, s:i, s:i, s:b, s:b}", "exit_code", code, "signal", sig, "max_rss_kb",
-                     1000, "timed_out", 0, "output_limit", 0);
+    return json_pack("{s:i, s:i, s:i, s:b, s:b, s:i, s:i}", "exit_code", code, "signal", sig,
+                     "max_rss_kb", 1000, "timed_out", 0, "output_limit", 0, "stdout_bytes", 0,
+                     "stderr_bytes", 0);
 }
 
 static asb_status_t decide(const asb_native_evidence_t *ev, asb_result_t *res)
@@ -166,8 +168,9 @@ static void test_supervisor_errors(void **state)
         json_decref(w);
     }
 
-    json_t *noexec = json_pack("{s:i, s:i, s:s}", "exit_code", 127, "signal", 0, "exec_error",
-                               "exec /nope: No such file or directory");
+    json_t *noexec =
+        json_pack("{s:i, s:i, s:s, s:i, s:i}", "exit_code", 127, "signal", 0, "exec_error",
+                  "exec /nope: No such file or directory", "stdout_bytes", 0, "stderr_bytes", 0);
     ev = honest(noexec, 127);
     decide(&ev, &res);
     assert_error(&res, "/nope");
@@ -277,7 +280,8 @@ static void test_oom_only_from_the_cgroup(void **state)
     asb_result_free(&res);
 
     /* The counters come from the cgroup, not the report, when the run had one. */
-    json_t *cpu = json_pack("{s:i, s:i, s:f}", "exit_code", 0, "signal", 0, "cpu_time_s", 99.0);
+    json_t *cpu = json_pack("{s:i, s:i, s:f, s:i, s:i}", "exit_code", 0, "signal", 0, "cpu_time_s",
+                            99.0, "stdout_bytes", 0, "stderr_bytes", 0);
     ev = honest(cpu, 0);
     ev.cgroup.cpu_usage_ns = 250000000;
     ev.cgroup.memory_peak_bytes = 4096;
@@ -304,12 +308,69 @@ static void test_oom_only_from_the_cgroup(void **state)
     json_decref(cpu);
 }
 
+/* Output the supervisor counted as forwarded but the host never received (a write into the
+ * host's pipe failed): the record's output is not the program's, so the run is not completed,
+ * whatever its exit. The counts must be there, and exact, on both streams. */
+static void test_lost_output_is_refused(void **state)
+{
+    (void)state;
+    asb_result_t res;
+    json_t *rep = json_pack("{s:i, s:i, s:i, s:i}", "exit_code", 0, "signal", 0, "stdout_bytes",
+                            4096, "stderr_bytes", 7);
+    asb_native_evidence_t ev = honest(rep, 0);
+    ev.stdout_seen = 4096;
+    ev.stderr_seen = 7;
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_COMPLETED);
+    asb_result_free(&res);
+
+    ev.stdout_seen = 1024; /* 3072 bytes of stdout lost */
+    decide(&ev, &res);
+    assert_error(&res, "output lost between the supervisor and the host");
+    assert_error(&res, "4096 bytes of stdout, the host received 1024");
+    asb_result_free(&res);
+
+    ev.stdout_seen = 4096;
+    ev.stderr_seen = 8; /* more than was forwarded is not agreement either */
+    decide(&ev, &res);
+    assert_error(&res, "7 bytes of stderr, the host received 8");
+    asb_result_free(&res);
+
+    /* a killed program's record is refused too: its output would be short without a word */
+    json_t *k = json_pack("{s:i, s:i, s:i, s:i}", "exit_code", -1, "signal", SIGTERM,
+                          "stdout_bytes", 10, "stderr_bytes", 0);
+    ev = honest(k, 0);
+    ev.sup_status = W_EXITCODE(128 + SIGTERM, 0);
+    decide(&ev, &res);
+    assert_error(&res, "output lost");
+    asb_result_free(&res);
+
+    /* without the counts the report cannot be checked: not believed */
+    json_t *bare = json_pack("{s:i, s:i}", "exit_code", 0, "signal", 0);
+    ev = honest(bare, 0);
+    decide(&ev, &res);
+    assert_error(&res, "does not say how much output was forwarded");
+    asb_result_free(&res);
+
+    /* the host never read to the end (no exit seen): nothing to compare, decided elsewhere */
+    ev = honest(rep, 0);
+    ev.stdout_seen = 1;
+    ev.output_counted = false;
+    assert_int_equal(decide(&ev, &res), ASB_STATUS_COMPLETED);
+    asb_result_free(&res);
+    json_decref(rep);
+    json_decref(k);
+    json_decref(bare);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_completed_needs_agreement), cmocka_unit_test(test_never_released),
-        cmocka_unit_test(test_supervisor_errors),         cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_completed_needs_agreement),
+        cmocka_unit_test(test_never_released),
+        cmocka_unit_test(test_supervisor_errors),
+        cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_oom_only_from_the_cgroup),
+        cmocka_unit_test(test_lost_output_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

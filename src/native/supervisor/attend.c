@@ -23,7 +23,11 @@ uint64_t sup_now_ms(void)
 bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool wait)
 {
     while (*off < *len) {
-        ssize_t w = write(fd, buf + *off, *len - *off);
+        ssize_t w = -1;
+        if (SUP_TAMPERED(OUTPUT)) /* a test build: every write fails as in a full cgroup */
+            errno = ENOMEM;
+        else
+            w = write(fd, buf + *off, *len - *off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && errno == EAGAIN) {
@@ -34,7 +38,9 @@ bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool 
             continue;
         }
         if (w <= 0)
-            break; /* the reader is gone: the run ends anyway */
+            break; /* the reader is gone, or its pipe could not take the bytes (ENOMEM in a
+                    * full memory cgroup): dropped, and the host, which compares what it
+                    * received with the exit report's counts, refuses the run's record */
         *off += (size_t)w;
     }
     *off = *len = 0;

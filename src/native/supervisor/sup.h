@@ -22,6 +22,7 @@
 #define SUP_TAMPER_EXIT 5     /* the exit report names another exit code than the one seen */
 #define SUP_TAMPER_LIMITS 6   /* the workload keeps the caller's RLIMIT_FSIZE */
 #define SUP_TAMPER_MOUNTS 7   /* the workspace is mounted without noexec */
+#define SUP_TAMPER_OUTPUT 8   /* every write of output to the host fails as in a full cgroup */
 #ifndef ASB_TEST_TAMPER
 #define ASB_TEST_TAMPER 0
 #endif
