@@ -46,6 +46,9 @@
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
 #endif
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease 448 /* Linux 5.15 */
+#endif
 #ifndef __X32_SYSCALL_BIT
 #define __X32_SYSCALL_BIT 0x40000000
 #endif
@@ -700,6 +703,25 @@ static int probe_vmsplice(void)
     return result(syscall(SYS_vmsplice, -1, NULL, 0, 0)); /* EBADF */
 }
 
+/* Another process's memory without ptrace-attaching: docker_default allows both (moby, kernels
+ * >= 4.8), hardened refuses them. On ourselves with no iovecs the kernel copies nothing and
+ * returns 0, so a refusal is the filter's. */
+static int probe_process_vm_readv(void)
+{
+    return result(syscall(SYS_process_vm_readv, getpid(), NULL, 0, NULL, 0, 0));
+}
+
+static int probe_process_vm_writev(void)
+{
+    return result(syscall(SYS_process_vm_writev, getpid(), NULL, 0, NULL, 0, 0));
+}
+
+/* Reaps a dying process's memory (OOM-killer daemons): no pidfd, so EBADF unless filtered. */
+static int probe_process_mrelease(void)
+{
+    return result(syscall(SYS_process_mrelease, -1, 0));
+}
+
 /* File pages into a pipe: each of the three succeeds without a filter (0), so under hardened
  * the EINVAL is the filter's. */
 static int probe_splice_file_to_pipe(void)
@@ -1011,6 +1033,9 @@ static void test_docker_default_specific(void **state)
         {"ioctl(SIOCGSTAMP)", probe_siocgstamp, ALLOWED, EBADF},
         {"setsockopt(IPV6_FLOWLABEL_MGR)", probe_ipv6_flowlabel_mgr, ALLOWED, EBADF},
         {"sched_setaffinity", probe_sched_setaffinity, ALLOWED, 0},
+        {"process_vm_readv(self, no iovecs)", probe_process_vm_readv, ALLOWED, 0},
+        {"process_vm_writev(self, no iovecs)", probe_process_vm_writev, ALLOWED, 0},
+        {"process_mrelease(-1)", probe_process_mrelease, ALLOWED, EBADF},
     };
     check_all(ASB_SECCOMP_DOCKER_DEFAULT, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -1076,6 +1101,11 @@ static void test_hardened_specific(void **state)
          EPERM},
         {"socketpair(AF_NETLINK)", probe_socketpair_netlink, REFUSED, EPERM},
         {"vmsplice", probe_vmsplice, REFUSED, EPERM},
+        /* another process's memory, the supervisor's included, without ptrace-attaching, and
+         * the OOM reaper's call (policy_hardened.c; mutation audit, session 23) */
+        {"process_vm_readv(self, no iovecs)", probe_process_vm_readv, REFUSED, EPERM},
+        {"process_vm_writev(self, no iovecs)", probe_process_vm_writev, REFUSED, EPERM},
+        {"process_mrelease(-1)", probe_process_mrelease, REFUSED, EPERM},
         /* file pages into pipes pin the host's page cache (red-team finding); EINVAL makes
          * runtimes fall back to read/write */
         {"splice(file -> pipe)", probe_splice_file_to_pipe, REFUSED, EINVAL},
