@@ -303,6 +303,17 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, long lon
         append(why, sizeof(why), "%s%s want %lld got %lld", "lo down", 1, 0);
     if (p->root == ASB_ROOT_ALLOWLIST_RO && !a->root_readonly)
         append(why, sizeof(why), "%s%s want %lld got %lld", "root read-only", 1, 0);
+    /* A PID namespace of its own: a supervisor that skipped CLONE_NEWPID leaves the workload
+     * among the caller's processes, to see and signal them. The workload's pid_ns was read but
+     * never compared (mutation audit, session 23). */
+    if (p->ns_pid) {
+        char mine[64];
+        ssize_t n = readlink("/proc/self/ns/pid", mine, sizeof(mine) - 1);
+        mine[n > 0 ? n : 0] = '\0';
+        if (strncmp(a->pid_ns, "pid:[", 5) != 0 || strcmp(a->pid_ns, mine) == 0)
+            append(why, sizeof(why), "%s%s want one of its own, not the caller's (%lld/%lld)",
+                   "pid namespace", 0, 0);
+    }
     if (p->ns_uts && strcmp(a->hostname, ASB_SANDBOX_HOSTNAME) != 0)
         append(why, sizeof(why), "%s%s want sandbox (%lld/%lld)", "hostname", 0, 0);
     if (p->ns_uts && strcmp(a->domainname, ASB_SANDBOX_DOMAINNAME) != 0)
