@@ -266,11 +266,14 @@ bool asb_native_verify_attestation(const asb_plan_t *plan, json_t *att, long lon
      * supervisor that skipped it: test_attest_tamper). `inherited`: the filters the supervisor
      * runs under (it adds none), read by the caller from its /proc status, whichever thread
      * made it (a pool's). A kernel that does not count them (before 5.9) leaves mode 2 as the
-     * only check: enough only where we stack one filter (baseline). */
+     * only check: enough only where we stack one filter (baseline). Where the kernel counts
+     * them (inherited >= 0), the workload on it can too: a count left out is refused, or a
+     * baseline supervisor under the caller's own filter could skip Docker's and omit the count
+     * (mutation audit, session 23). */
     long long stacked = 1 + (asb_native_memfd_refuse(p) ? 1 : 0) + (p->uname_hidden ? 1 : 0);
     json_t *nf = json_object_get(att, "seccomp_filters");
     if (strcmp(plan->backend, "native") == 0 && p->seccomp != ASB_SECCOMP_NONE &&
-        (stacked > 1 || (inherited >= 0 && json_is_integer(nf)))) {
+        (stacked > 1 || inherited >= 0)) {
         long long want = inherited + stacked;
         if (!json_is_integer(nf) || inherited < 0)
             append(why, sizeof(why),
