@@ -265,11 +265,17 @@ static int run_phase(const asb_bench_lane_t *lane, const asb_bench_task_t *task,
 
 /* stdout holds the completion line with this run's secret. The secret is 32 random hex chars
  * that only the grader's parent process ever held, so its presence proves check() returned. */
-static bool proved_complete(const asb_bytes_t *out, const char *secret)
+bool asb_bench_proved_complete(const unsigned char *data, size_t len, const char *secret)
 {
+    /* No secret proves nothing: "\nMARK \n" is a line anyone can print. */
+    if (!data || !secret || !secret[0])
+        return false;
     char mark[sizeof(ASB_BENCH_COMPLETE_MARK) + 40];
     int n = snprintf(mark, sizeof(mark), "\n" ASB_BENCH_COMPLETE_MARK "%s\n", secret);
-    return out->data && memmem(out->data, out->len, mark, (size_t)n) != NULL;
+    /* A secret too long for the buffer would be cut: a shorter mark that a guess could match. */
+    if (n < 0 || (size_t)n >= sizeof(mark))
+        return false;
+    return memmem(data, len, mark, (size_t)n) != NULL;
 }
 
 static char *oracle_input(const asb_bench_task_t *task, const char *secret)
@@ -355,7 +361,7 @@ int asb_bench_grade_task(const asb_bench_lane_t *lane, const asb_bench_task_t *t
         set_reason(row, ASB_BENCH_ERROR, "grader run: sandbox error: %s", err.message);
     } else if (res.status != ASB_STATUS_COMPLETED) {
         set_reason(row, ASB_BENCH_FAIL, "grader run ended: %s", asb_status_name(res.status));
-    } else if (res.exit_code == 0 && proved_complete(&res.out, secret)) {
+    } else if (res.exit_code == 0 && asb_bench_proved_complete(res.out.data, res.out.len, secret)) {
         set_reason(row, ASB_BENCH_PASS, "the oracle ran to its end");
     } else {
         /* The tail is the candidate's to write: quoted, so it never reads as our words (a

@@ -73,6 +73,12 @@ char *asb_bench_printable(const unsigned char *data, size_t start, size_t end);
  * "ModuleNotFoundError: ..."), printable as above, or NULL when none does. */
 char *asb_bench_error_line(const unsigned char *data, size_t len);
 
+/* The grader's proof that check() returned: its stdout holds the line "\n"
+ * ASB_BENCH_COMPLETE_MARK secret "\n" (grader_driver.h), secret being this run's 32 random hex
+ * chars, which only the grader's parent process held. A mark with another secret, none, or
+ * without its newlines proves nothing; nor does any mark when secret is NULL or empty. */
+bool asb_bench_proved_complete(const unsigned char *data, size_t len, const char *secret);
+
 /* Copy a result into a phase record (for the lane probe too). */
 void asb_bench_phase_record(asb_bench_phase_t *ph, int rc, const asb_result_t *res,
                             const asb_error_t *err);
