@@ -731,18 +731,35 @@ static void test_subprocess_private_tmpdir(void **state)
 
 /* ---- inherited file descriptors and refused syscalls ---------------------------------------- */
 
+/* The caller's fds stay out of every profile, wherever they are: the canaries are inheritable
+ * (no O_CLOEXEC: the runtime, not the flag, must keep them out) and sit high, one at 200 and one
+ * just under the soft RLIMIT_NOFILE, because a low one is replaced by the child's dup3 onto the
+ * supervisor's fds 0..5 whatever close_range does (mutation audit 23: with both close_range calls
+ * removed, the workload held the caller's fds and the old low canary still passed). The workload's
+ * own fd table must be exactly 0, 1, 2 and the one its listing holds (the lowest free, 3). */
 static void test_no_inherited_fds(void **state)
 {
     (void)state;
     rt_canary_t canary;
     rt_canary_plant(&canary, "/tmp");
-    /* Deliberately inheritable: the runtime, not O_CLOEXEC, must keep it out of the sandbox. */
-    int fd = open(canary.path, O_RDONLY);
+    int fd = open(canary.path, O_RDONLY); /* inheritable, too */
     assert_true(fd > 2);
+    struct rlimit nofile;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &nofile), 0);
+    assert_true(nofile.rlim_cur > 256);
+    /* The kernel's default nr_open caps an unlimited or huge soft limit. */
+    rlim_t top = nofile.rlim_cur < (1u << 20) ? nofile.rlim_cur : (1u << 20);
+    int high[2] = {fcntl(fd, F_DUPFD, 200), fcntl(fd, F_DUPFD, (int)top - 2)};
+    for (int i = 0; i < 2; i++) {
+        assert_true(high[i] >= 200);
+        assert_int_equal(fcntl(high[i], F_GETFD), 0); /* inheritable */
+    }
     char token[40] = "stdin-";
     rt_random_hex(token + 6, 8);
     const char *code = "import os\n"
-                       "for fd in sorted(int(x) for x in os.listdir('/proc/self/fd')):\n"
+                       "fds = sorted(int(x) for x in os.listdir('/proc/self/fd'))\n"
+                       "print('fds', ' '.join(str(fd) for fd in fds))\n"
+                       "for fd in fds:\n"
                        "    try:\n"
                        "        os.lseek(fd, 0, 0)\n"
                        "        print(fd, os.read(fd, 200))\n"
@@ -760,13 +777,18 @@ static void test_no_inherited_fds(void **state)
         asb_result_t r;
         asb_error_t err;
         assert_int_equal(asb_run(&cfg, &r, &err), 0);
-        if (rt_bytes_has(&r.out, canary.content) || !rt_bytes_has(&r.out, token))
+        bool exact = r.out.len >= 12 && memcmp(r.out.data, "fds 0 1 2 3\n", 12) == 0;
+        if (!exact || rt_bytes_has(&r.out, canary.content) || !rt_bytes_has(&r.out, token))
             rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(exact);
         assert_false(rt_bytes_has(&r.out, canary.content));
         /* Positive control: the same probe does read the fds it has (stdin). */
         assert_true(rt_bytes_has(&r.out, token));
         asb_result_free(&r);
     }
+    close(high[0]);
+    close(high[1]);
     close(fd);
     rt_canary_remove(&canary);
 }
