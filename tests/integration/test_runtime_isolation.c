@@ -5,6 +5,8 @@
  * that silently stopped working would fail instead of passing. Runs as root. */
 #include "rt_common.h"
 
+#include "core/proc_masks.h"
+
 #include <linux/keyctl.h>
 #include <stddef.h>
 #include <sys/wait.h>
@@ -521,6 +523,73 @@ static void test_proc_locks_masked(void **state)
     }
     close(fd);
     unlink(path);
+}
+
+/* Every /proc entry of the one shared list (core/proc_masks.h) that this host has is hidden in
+ * hardened and baseline: a file is the null device (character device 1:3) and reads empty, a
+ * directory is empty. The native twin of test_docker_backend.c test_proc_masks_from_shared_list:
+ * dropping an entry from the list (kallsyms) passed every native test (mutation audit 23, gap 3).
+ * An entry missing inside is hidden too. subprocess, on the host's /proc, is the control: the
+ * same probe finds the host's kallsyms unmasked. */
+static void test_proc_masks_from_shared_list(void **state)
+{
+    (void)state;
+    char code[4096];
+    size_t off = (size_t)snprintf(code, sizeof(code), "import os, stat\nfiles = [");
+    size_t checked = 0;
+    for (size_t i = 0; i < ASB_PROC_MASK_N_FILES + ASB_PROC_MASK_N_DIRS; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%s",
+                 i < ASB_PROC_MASK_N_FILES ? ASB_PROC_MASK_FILES[i]
+                                           : ASB_PROC_MASK_DIRS[i - ASB_PROC_MASK_N_FILES]);
+        if (i == ASB_PROC_MASK_N_FILES)
+            off += (size_t)snprintf(code + off, sizeof(code) - off, "]\ndirs = [");
+        if (access(path, F_OK) == 0) {
+            off += (size_t)snprintf(code + off, sizeof(code) - off, "'%s', ", path);
+            checked++;
+        }
+        assert_true(off < sizeof(code));
+    }
+    off += (size_t)snprintf(code + off, sizeof(code) - off,
+                            "]\nbad = []\n"
+                            "for p in files:\n"
+                            "    try:\n"
+                            "        st = os.stat(p)\n"
+                            "    except FileNotFoundError:\n"
+                            "        continue\n"
+                            "    null = stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) == 1 and "
+                            "os.minor(st.st_rdev) == 3\n"
+                            "    try:\n"
+                            "        with open(p, 'rb') as f:\n"
+                            "            empty = f.read(1) == b''\n"
+                            "    except OSError:\n"
+                            "        empty = False\n"
+                            "    if not (null and empty):\n"
+                            "        bad.append(p)\n"
+                            "for p in dirs:\n"
+                            "    if os.path.isdir(p) and os.listdir(p):\n"
+                            "        bad.append(p)\n"
+                            "print('checked', len(files) + len(dirs), 'unmasked', bad)\n");
+    assert_true(off < sizeof(code));
+    assert_true(checked >= 10); /* kcore, kallsyms, cmdline, ... exist on every Linux */
+    char want[64];
+    snprintf(want, sizeof(want), "checked %zu unmasked []\n", checked);
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        asb_result_t r;
+        assert_int_equal(rt_run_code(profiles[i], 0, code, NULL, 0, &r), 0);
+        if (r.status != ASB_STATUS_COMPLETED || !rt_bytes_eq(&r.out, want))
+            rt_dump(profiles[i], &r);
+        assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+        assert_true(rt_bytes_eq(&r.out, want));
+        asb_result_free(&r);
+    }
+    asb_result_t r;
+    assert_int_equal(rt_run_code("subprocess", 0, code, NULL, 0, &r), 0);
+    if (!rt_bytes_has(&r.out, "'/proc/kallsyms'"))
+        rt_dump("subprocess", &r);
+    assert_true(rt_bytes_has(&r.out, "'/proc/kallsyms'"));
+    asb_result_free(&r);
 }
 
 /* hardened answers uname(2) itself: the kernel's major.minor, never its release, version or
@@ -1501,6 +1570,7 @@ int main(void)
         RT_TEST(test_caller_session_keyring_not_inherited),
         RT_TEST(test_caller_filter_refusing_keyctl),
         RT_TEST(test_proc_locks_masked),
+        RT_TEST(test_proc_masks_from_shared_list),
         RT_TEST(test_hardened_hides_kernel_release),
         RT_TEST(test_hardened_no_exec_of_written_files),
         RT_TEST(test_device_nodes_are_the_sandbox_own),
