@@ -96,6 +96,25 @@ static void run_resist(const char *profile, const char *marker, timed_run_t *t, 
     free(code);
 }
 
+/* How long a run of a program that does nothing takes here under profile: its setup and
+ * teardown, the most a timed-out run may add to its timeout when the supervisor kills it. */
+static double empty_run_s(const char *profile)
+{
+    asb_result_t r;
+    double t0 = rt_now();
+    assert_int_equal(rt_run_code(profile, 0, "pass\n", NULL, 0, &r), 0);
+    double took = rt_now() - t0;
+    assert_int_equal(r.status, ASB_STATUS_COMPLETED);
+    asb_result_free(&r);
+    return took;
+}
+
+/* The supervisor kills everything at its deadline; the host's backstop only ASB_BACKSTOP_SLACK_S
+ * (1 s) later. With the supervisor's kill removed the backstop still ended the run inside the old
+ * bound of timeout + 3 s (mutation audit 23, gap 5), so the run must return within 0.75 s of its
+ * timeout, which only the supervisor's own kill achieves (1.26 s for a 1.2 s timeout here). A host
+ * whose empty run takes longer gets that plus 0.5 s instead, and a note when that no longer tells
+ * the two apart. The backstop itself: test_attest_tamper.c test_backstop_ends_missed_deadline. */
 static void test_timeout_kills_resisters(void **state)
 {
     (void)state;
@@ -103,6 +122,14 @@ static void test_timeout_kills_resisters(void **state)
     rt_random_hex(marker + 7, 8);
     const char *profiles[] = {"hardened", "baseline"};
     for (size_t i = 0; i < 2; i++) {
+        double over = empty_run_s(profiles[i]) + 0.5;
+        if (over < 0.75)
+            over = 0.75;
+        if (over >= ASB_BACKSTOP_SLACK_S)
+            fprintf(stderr,
+                    "  note: an empty %s run takes %.2f s here: the bound (timeout + %.2f s) "
+                    "cannot tell the supervisor's kill from the host's backstop\n",
+                    profiles[i], over - 0.5, over);
         timed_run_t t;
         int peak, after;
         run_resist(profiles[i], marker, &t, &peak, &after);
@@ -114,11 +141,11 @@ static void test_timeout_kills_resisters(void **state)
         assert_int_equal(t.res.status, ASB_STATUS_TIMEOUT);
         assert_true(t.res.timed_out);
         assert_int_equal(asb_result_exit_status(&t.res), 124);
+        fprintf(stderr, "  %s: timeout %.1f s, asb_run returned after %.3f s (bound %.3f s)\n",
+                profiles[i], RESIST_TIMEOUT_S, t.elapsed, RESIST_TIMEOUT_S + over);
         assert_true(t.elapsed >= RESIST_TIMEOUT_S);
-        assert_true(t.elapsed <= RESIST_TIMEOUT_S + 3.0);
+        assert_true(t.elapsed <= RESIST_TIMEOUT_S + over);
         assert_int_equal(rt_count_our_cgroups(true), 0);
-        fprintf(stderr, "  %s: timeout %.1f s, asb_run returned after %.3f s\n", profiles[i],
-                RESIST_TIMEOUT_S, t.elapsed);
         asb_result_free(&t.res);
     }
 }
