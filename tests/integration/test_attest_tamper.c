@@ -8,8 +8,14 @@
  * reports from inside is the truth, so the attestation says so, and the host must refuse: status
  * sandbox_error, and for every broken control the program never runs (it would print a marker the
  * host captures itself). A control case with the real supervisor shows the same program does print
- * it. Needs root. */
+ * it. A supervisor that never kills at its deadline shows the host's backstop ending the run.
+ * Needs root. */
 #include "rt_common.h"
+
+#include "core/limits.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
 
 #define MARK "TAMPER-TEST-PROGRAM-RAN"
 
@@ -19,8 +25,10 @@ static const char *build_dir(void)
     return b && *b ? b : "build";
 }
 
-/* Run `sh -c script` under profile with the supervisor `variant` ("" = the real one). */
-static int run_with(const char *variant, const char *profile, const char *script, asb_result_t *res)
+/* Run `sh -c script` under profile with the supervisor `variant` ("" = the real one), with a
+ * timeout of timeout_s, cancellable through cancel_fd unless it is -1. */
+static int run_with_limits(const char *variant, const char *profile, const char *script,
+                           double timeout_s, int cancel_fd, asb_result_t *res)
 {
     char *sup = *variant ? rt_fmt("%s/asb-supervisor-tamper-%s", build_dir(), variant) : NULL;
     if (sup) {
@@ -36,7 +44,9 @@ static int run_with(const char *variant, const char *profile, const char *script
     asb_config_init(&cfg);
     cfg.profile = profile;
     cfg.argv = argv;
-    cfg.limits.timeout_s = 20;
+    cfg.limits.timeout_s = timeout_s;
+    cfg.cancellable = cancel_fd >= 0;
+    cfg.cancel_fd = cancel_fd;
     asb_error_t err;
     memset(&err, 0, sizeof(err));
     int rc = asb_run(&cfg, res, &err);
@@ -44,6 +54,11 @@ static int run_with(const char *variant, const char *profile, const char *script
     free(sup);
     rt_dump(*variant ? variant : "real supervisor", res);
     return rc;
+}
+
+static int run_with(const char *variant, const char *profile, const char *script, asb_result_t *res)
+{
+    return run_with_limits(variant, profile, script, 20, -1, res);
 }
 
 static void test_real_supervisor_runs_the_program(void **state)
@@ -162,6 +177,72 @@ static void test_lost_output_is_refused(void **state)
     asb_result_free(&r);
 }
 
+/* Cancels the run through `cancel` unless `done` becomes readable within `after_s`: a run nothing
+ * ends must fail the test, not hang it. */
+typedef struct watchdog {
+    int done, cancel;
+    double after_s;
+    bool fired;
+} watchdog_t;
+
+static void *watchdog_main(void *arg)
+{
+    watchdog_t *w = arg;
+    struct pollfd p = {.fd = w->done, .events = POLLIN};
+    if (poll(&p, 1, (int)(w->after_s * 1000)) == 0) {
+        w->fired = true;
+        uint64_t one = 1;
+        assert_int_equal(write(w->cancel, &one, sizeof(one)), (ssize_t)sizeof(one));
+    }
+    return NULL;
+}
+
+/* A supervisor that never kills at its deadline (asb-supervisor-tamper-deadline): the host's
+ * backstop (native.c event_loop: TERM to the run's cgroup and the supervisor
+ * ASB_BACKSTOP_SLACK_S after the timeout, KILL ASB_BACKSTOP_GRACE_S later) must still end a
+ * program that ignores SIGTERM, as a timeout, with nothing left (RT_TEST's leak checks). Nothing
+ * natively exercised the backstop: with the supervisor killing at its deadline, a backstop
+ * pushed out by 10^6 s passed every test (mutation audit 23, gap 6). */
+static void test_backstop_ends_missed_deadline(void **state)
+{
+    (void)state;
+    const double timeout = 1.0;
+    const double bound = timeout + ASB_BACKSTOP_SLACK_S + ASB_BACKSTOP_GRACE_S + 1.0;
+    char marker[16];
+    uint32_t rnd;
+    assert_int_equal(getrandom(&rnd, sizeof(rnd), 0), (ssize_t)sizeof(rnd));
+    snprintf(marker, sizeof(marker), "%u.5", 100000 + rnd % 900000); /* a sleep of its own */
+    char *script =
+        rt_fmt("trap '' TERM; sleep %s & echo " MARK "; while :; do sleep 1; done", marker);
+    watchdog_t w = {
+        .done = eventfd(0, EFD_CLOEXEC), .cancel = eventfd(0, EFD_CLOEXEC), .after_s = bound + 1.0};
+    assert_true(w.done >= 0 && w.cancel >= 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, watchdog_main, &w), 0);
+    asb_result_t r;
+    double t0 = rt_now();
+    int rc = run_with_limits("deadline", "hardened", script, timeout, w.cancel, &r);
+    double took = rt_now() - t0;
+    uint64_t one = 1;
+    assert_int_equal(write(w.done, &one, sizeof(one)), (ssize_t)sizeof(one));
+    pthread_join(th, NULL);
+    fprintf(stderr, "  returned after %.3f s (timeout %.1f s, bound %.1f s)%s\n", took, timeout,
+            bound, w.fired ? ": cancelled by the test, nothing ended the run" : "");
+    assert_false(w.fired);
+    assert_int_equal(rc, 0);
+    assert_true(rt_bytes_has(&r.out, MARK)); /* the program ran */
+    assert_int_equal(r.status, ASB_STATUS_TIMEOUT);
+    assert_true(r.timed_out);
+    /* The supervisor really missed it: the run outlived its timeout by the backstop's slack. */
+    assert_true(took >= timeout + ASB_BACKSTOP_SLACK_S);
+    assert_true(took <= bound);
+    assert_int_equal(rt_count_cmdline(marker, NULL), 0);
+    asb_result_free(&r);
+    free(script);
+    close(w.done);
+    close(w.cancel);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -179,6 +260,7 @@ int main(void)
         RT_TEST(test_limit_skipped_is_refused),
         RT_TEST(test_exec_workspace_is_refused),
         RT_TEST(test_lost_output_is_refused),
+        RT_TEST(test_backstop_ends_missed_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -423,6 +423,8 @@ int main(int argc, char **argv)
     }
     close(jfds[0]), close(jfds[1]), close(jobsk[0]);
     uint64_t deadline = sup_now_ms() + spec.timeout_ms;
+    if (SUP_TAMPERED(DEADLINE)) /* a test build that misses it: the host's backstop must act */
+        deadline += 24 * 3600 * 1000;
 
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);

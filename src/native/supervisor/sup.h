@@ -13,8 +13,8 @@
 
 /* Test builds only: asb-supervisor-tamper-<what> (CMakeLists.txt) are this supervisor with one
  * promise broken, so that tests/integration/test_attest_tamper.c can show the host refusing the
- * run end to end. The real supervisor is built without ASB_TEST_TAMPER, so every check below is
- * a constant false there and compiles to nothing. */
+ * run end to end (DEADLINE: its backstop ending it). The real supervisor is built without
+ * ASB_TEST_TAMPER, so every check below is a constant false there and compiles to nothing. */
 #define SUP_TAMPER_SECCOMP 1  /* the workload loads no seccomp filter */
 #define SUP_TAMPER_CAPS 2     /* the workload keeps its capability bounding set */
 #define SUP_TAMPER_LANDLOCK 3 /* the workload skips Landlock */
@@ -23,6 +23,7 @@
 #define SUP_TAMPER_LIMITS 6   /* the workload keeps the caller's RLIMIT_FSIZE */
 #define SUP_TAMPER_MOUNTS 7   /* the workspace is mounted without noexec */
 #define SUP_TAMPER_OUTPUT 8   /* every write of output to the host fails as in a full cgroup */
+#define SUP_TAMPER_DEADLINE 9 /* the run is never killed at its deadline */
 #ifndef ASB_TEST_TAMPER
 #define ASB_TEST_TAMPER 0
 #endif
