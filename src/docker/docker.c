@@ -446,6 +446,8 @@ static void decide(drun_t *r, const json_t *state)
                                                      sizeof(msg))) {
         /* the report follows the output on the one stream: all of it has been read */
         asb_result_set_error(res, msg);
+        res->exit_code = -1; /* as verdict.c */
+        res->signal = 0;
     } else if (rep && res->signal != 0) {
         res->status = ASB_STATUS_KILLED;
     } else if (!rep) {

@@ -134,6 +134,8 @@ void asb_native_decide(const asb_native_evidence_t *ev, asb_result_t *res)
         !asb_exit_report_output_agrees(rep, ev->stdout_seen, ev->stderr_seen, lost, sizeof(lost))) {
         res->status = ASB_STATUS_SANDBOX_ERROR;
         asb_result_set_error(res, lost);
+        res->exit_code = -1; /* a sandbox_error's record carries no exit of the program */
+        res->signal = 0;
         return;
     }
     static const char host_oom_note[] =

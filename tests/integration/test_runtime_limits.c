@@ -122,7 +122,13 @@ static void test_timeout_kills_resisters(void **state)
     rt_random_hex(marker + 7, 8);
     const char *profiles[] = {"hardened", "baseline"};
     for (size_t i = 0; i < 2; i++) {
-        double over = empty_run_s(profiles[i]) + 0.5;
+        double over = 0;
+        for (int k = 0; k < 3; k++) { /* the slowest of three: a busy host widens the bound */
+            double e = empty_run_s(profiles[i]);
+            if (e > over)
+                over = e;
+        }
+        over += 0.5;
         if (over < 0.75)
             over = 0.75;
         if (over >= ASB_BACKSTOP_SLACK_S)

@@ -327,6 +327,7 @@ static void test_lost_output_is_refused(void **state)
     decide(&ev, &res);
     assert_error(&res, "output lost between the supervisor and the host");
     assert_error(&res, "4096 bytes of stdout, the host received 1024");
+    assert_int_equal(res.exit_code, -1); /* no exit of the program in a sandbox_error */
     asb_result_free(&res);
 
     ev.stdout_seen = 4096;

@@ -22,6 +22,7 @@ uint64_t sup_now_ms(void)
 
 bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool wait)
 {
+    int nomem = 0;
     while (*off < *len) {
         ssize_t w = -1;
         if (SUP_TAMPERED(OUTPUT)) /* a test build: every write fails as in a full cgroup */
@@ -37,10 +38,18 @@ bool sup_flush(int fd, const unsigned char *buf, size_t *off, size_t *len, bool 
             (void)poll(&pw, 1, -1);
             continue;
         }
+        if (w < 0 && errno == ENOMEM && wait && nomem++ < 50) {
+            /* The pipe's pages are charged to the run's memory cgroup: in the last drain the
+             * workload is gone and its memory with it, so a moment later they may fit. */
+            struct timespec pause = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            continue;
+        }
         if (w <= 0)
-            break; /* the reader is gone, or its pipe could not take the bytes (ENOMEM in a
-                    * full memory cgroup): dropped, and the host, which compares what it
-                    * received with the exit report's counts, refuses the run's record */
+            break; /* the reader is gone, or its pipe could not take the bytes: dropped. The
+                    * host compares what it received with the exit report's counts: a run
+                    * that would be killed or completed is then a sandbox_error; a timeout,
+                    * output_limit or oom_killed stands, its output possibly incomplete */
         *off += (size_t)w;
     }
     *off = *len = 0;
