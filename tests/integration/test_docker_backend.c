@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
@@ -1290,6 +1291,45 @@ static void test_docker_dead_supervisor_reported(void **state)
     }
 }
 
+/* Output the container's supervisor counted but never delivered (every frame's write fails as
+ * in a full memory cgroup: asb-supervisor-tamper-output, built with test_attest_tamper): the
+ * report's counts disagree with what the host received, and the run is a sandbox_error naming
+ * the lost bytes, not completed with its output missing (session 23). */
+static void test_docker_lost_output_is_refused(void **state)
+{
+    (void)state;
+    if (skip_unavailable(&BACKENDS[1]))
+        return;
+    const char *build = getenv("ASB_BUILD_DIR");
+    char rel[4096], sup[PATH_MAX];
+    snprintf(rel, sizeof(rel), "%s/asb-supervisor-tamper-output",
+             build && *build ? build : "build");
+    if (!realpath(rel, sup)) /* the docker backend takes only an absolute supervisor path */
+        fail_msg("%s is missing: the build makes it with this test", rel);
+    const char *profiles[] = {"hardened", "baseline"};
+    for (size_t i = 0; i < 2; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            setenv("ASB_SUPERVISOR", sup, 1);
+            asb_result_t r;
+            asb_error_t err;
+            int rc = run(&BACKENDS[1], profiles[i], "print('ran' * 10)", NULL, &r, &err);
+            bool ok = rc < 0 && r.status == ASB_STATUS_SANDBOX_ERROR && r.out.len == 0 && r.error &&
+                      strstr(r.error, "output lost between the supervisor and the host");
+            if (!ok)
+                fprintf(stderr, "%s: rc %d status %d: %s\n", profiles[i], rc, (int)r.status,
+                        r.error ? r.error : "(no error)");
+            asb_result_free(&r);
+            _exit(ok ? 0 : 1);
+        }
+        int wst = 0;
+        assert_int_equal(waitpid(pid, &wst, 0), pid);
+        assert_true(WIFEXITED(wst));
+        assert_int_equal(WEXITSTATUS(wst), 0);
+    }
+}
+
 static void test_docker_no_leftovers(void **state)
 {
     (void)state;
@@ -1326,6 +1366,7 @@ int main(void)
         cmocka_unit_test(test_docker_refused_outside_engine_namespaces),
         cmocka_unit_test(test_docker_backstop_needs_kill_permission),
         cmocka_unit_test(test_docker_dead_supervisor_reported),
+        cmocka_unit_test(test_docker_lost_output_is_refused),
         cmocka_unit_test(test_docker_no_leftovers),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
