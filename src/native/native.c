@@ -82,6 +82,8 @@ struct native_run {
     char *sup_error;
     bool ids_granted, attested, released, backstop_fired, sup_exited, reaped;
     bool cancelled;       /* the caller cancelled the job: everything was killed */
+    bool early_job;       /* a cold run: the job goes right after the cgroup, the go after the
+                           * attestation (supervisor/main.c, start_cold) */
     bool job_built;       /* a cold run: its job's fds were built while the supervisor started */
     bool lost_before_job; /* a prepared sandbox ended before it could be handed its job */
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
@@ -96,6 +98,7 @@ static double now_s(void)
 }
 
 static int early_end(native_run_t *r, asb_error_t *err);
+static int send_job(native_run_t *r, asb_error_t *err);
 
 static void close_fd(int *fd)
 {
@@ -412,6 +415,13 @@ static int send_cgroup(native_run_t *r, asb_error_t *err)
     (void)send_packet_fds(r->ctl[0], "cgroup_ready", fds, (size_t)n);
     for (int i = 0; i < n; i++)
         close(fds[i]);
+    /* A cold run's job, now: the supervisor takes it (and copies the files in) before it makes
+     * the workload, which runs it only on our "go" after its attestation (handle_message). Not
+     * sent because the supervisor is gone: as above. Not sent for another reason (the socket's
+     * buffer, the fds' count): the run is refused now, not after the setup timeout. */
+    if (r->early_job && r->job_built && (rc = send_job(r, err)) < 0 && rc != -EPIPE &&
+        rc != -ECONNRESET)
+        return rc;
     return 0;
 }
 
@@ -509,7 +519,8 @@ static int grant_ids(native_run_t *r, asb_error_t *err)
 static int spec_memfd(native_run_t *r, const asb_plan_t *plan, const char *const *files,
                       size_t n_files, asb_error_t *err)
 {
-    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r), r->ids.owner);
+    json_t *spec = asb_native_spec(plan, r->binds, files, n_files, usr_from_host(r), r->ids.owner,
+                                   r->early_job);
     asb_wire_buf_t w = {0};
     asb_wire_from_json(&w, spec);
     json_decref(spec);
@@ -594,9 +605,14 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
             send_packet(r->ctl[0], "abort");
         } else if (asb_native_verify_attestation(r->plan, m, asb_native_seccomp_filters(r->pid),
                                                  &r->res->attestation)) {
-            /* The job is the go: only an attested sandbox learns what to run. */
+            /* The job is the go: only an attested sandbox learns what to run. A cold run's
+             * supervisor has it already; its workload waits for the word. */
             asb_error_t jerr;
-            if (send_job(r, &jerr) == 0) {
+            int sent =
+                r->early_job ? send_packet_fds(r->ctl[0], "go", NULL, 0) : send_job(r, &jerr);
+            if (r->early_job && sent < 0)
+                asb_err_sys(&jerr, -sent, "tell the sandbox to run its job");
+            if (sent == 0) {
                 r->released = true;
             } else {
                 /* The supervisor is gone: the job never reached it. */
@@ -933,6 +949,7 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, bool job_now, asb_er
 {
     memset(r, 0, sizeof(*r));
     r->plan = tmpl;
+    r->early_job = job_now;
     snprintf(r->nonce, sizeof(r->nonce), "%s", tmpl->nonce);
     snprintf(r->run_id, sizeof(r->run_id), "%s", tmpl->run_id);
     r->sup_fd = r->spec_fd = r->stdin_fd = r->pidfd = r->ws_fd = r->mnt_ns = -1;

@@ -69,7 +69,7 @@ bool asb_native_memfd_refuse(const asb_profile_t *p)
 }
 
 json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
-                        size_t n_files, bool usr_from_host, uint32_t owner_uid)
+                        size_t n_files, bool usr_from_host, uint32_t owner_uid, bool early_job)
 {
     const asb_profile_t *p = &plan->profile;
     json_t *argv = json_array(), *env = json_array(), *files = json_array(),
@@ -103,7 +103,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         stack_soft = (json_int_t)stack.rlim_cur;
     return json_pack(
         "{s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:b, s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:o, s:b, s:b}",
+        "s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:O, s:b, s:b, s:b, s:b, s:b, s:I, s:I, s:o, s:b, s:b, "
+        "s:b}",
         "nonce", plan->nonce, "root", root_name(p->root), "mask_proc", p->mask_proc, "tmp_noexec",
         p->tmp_noexec, "workspace_noexec", p->workspace_noexec, "workspace_bytes",
         (json_int_t)p->workspace_bytes, "tmp_bytes", (json_int_t)p->tmp_bytes, "caps",
@@ -116,7 +117,8 @@ json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const
         "bind_ro", binds, "landlock_scope", p->landlock_scope, "memfd_noexec", p->memfd_noexec,
         "memfd_refuse", asb_native_memfd_refuse(p), "usr_from_host", usr_from_host, "devpts",
         p->devpts, "stack_soft", stack_soft, "owner_uid", (json_int_t)owner_uid, "files_exec",
-        files_exec, "exec_dir", plan->exec_dir, "uname_hidden", p->uname_hidden);
+        files_exec, "exec_dir", plan->exec_dir, "uname_hidden", p->uname_hidden, "early_job",
+        early_job);
 }
 
 static void append(char *buf, size_t size, const char *fmt, const char *what, long long want,

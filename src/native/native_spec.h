@@ -14,8 +14,10 @@
 /* owner_uid: the sandbox's own owner uid (idslot.h; never mapped inside any sandbox): the
  * supervisor becomes it to make the user namespace, whose per-user counts the kernel then charges
  * to that uid, not to host root. */
+/* early_job: a cold run, whose job the host sends right after the cgroup and whose workload
+ * attests to the host directly (supervisor/main.c, start_cold); false for a prepared sandbox. */
 json_t *asb_native_spec(const asb_plan_t *plan, json_t *binds, const char *const *file_names,
-                        size_t n_files, bool usr_from_host, uint32_t owner_uid);
+                        size_t n_files, bool usr_from_host, uint32_t owner_uid, bool early_job);
 
 /* The host directories bound read-only into a sandbox of profile p, as a JSON array of paths
  * (new reference; it looks at the host's /etc for Debian JDK configuration). */

@@ -91,6 +91,61 @@ static void expect_refused(const char *variant, const char *profile, const char 
     asb_result_free(&r);
 }
 
+/* A prepared sandbox (asb_pool_*) starts its workload another way than a cold run does
+ * (supervisor/main.c: forked, its attestation relayed by the supervisor, released by the job,
+ * where a cold run's workload attests to the host itself and waits for its go): the same
+ * refusals must hold there. */
+static void expect_refused_pooled(const char *variant, const char *profile, const char *field)
+{
+    char *sup = rt_fmt("%s/asb-supervisor-tamper-%s", build_dir(), variant);
+    struct stat st;
+    if (stat(sup, &st) != 0)
+        fail_msg("%s is missing: the build makes it with this test", sup);
+    assert_int_equal(setenv("ASB_SUPERVISOR", sup, 1), 0);
+    const char *argv[] = {"/bin/sh", "-c", "echo " MARK, NULL};
+    asb_config_t cfg;
+    asb_config_init(&cfg);
+    cfg.profile = profile;
+    cfg.argv = argv;
+    asb_error_t err;
+    memset(&err, 0, sizeof(err));
+    asb_pool_t *pool = NULL;
+    if (asb_pool_new(&cfg, 1, &pool, &err) < 0)
+        fail_msg("asb_pool_new: %s", err.message);
+    double end = rt_now() + 20;
+    while (asb_pool_ready(pool) < 1 && rt_now() < end)
+        usleep(10000);
+    assert_true(asb_pool_ready(pool) >= 1);
+    asb_result_t r;
+    int rc = asb_pool_run(pool, &cfg, &r, &err);
+    asb_pool_free(pool); /* before the variable goes: its thread prepares with it */
+    unsetenv("ASB_SUPERVISOR");
+    free(sup);
+    rt_dump(variant, &r);
+    assert_true(r.prepared); /* the prepared sandbox's own workload, not a cold one */
+    assert_true(rc < 0);
+    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
+    assert_true(r.attestation.present);
+    assert_false(r.attestation.valid);
+    assert_non_null(r.attestation.mismatch);
+    if (!strstr(r.attestation.mismatch, field))
+        fail_msg("mismatch \"%s\" does not name %s", r.attestation.mismatch, field);
+    assert_false(rt_bytes_has(&r.out, MARK)); /* the program never ran */
+    asb_result_free(&r);
+}
+
+static void test_pooled_no_seccomp_is_refused(void **state)
+{
+    (void)state;
+    expect_refused_pooled("seccomp", "hardened", "Seccomp");
+}
+
+static void test_pooled_bounding_set_kept_is_refused(void **state)
+{
+    (void)state;
+    expect_refused_pooled("caps", "hardened", "CapBnd");
+}
+
 static void test_no_seccomp_is_refused(void **state)
 {
     (void)state;
@@ -255,6 +310,8 @@ int main(void)
         RT_TEST(test_no_seccomp_is_refused_in_baseline),
         RT_TEST(test_bounding_set_kept_is_refused),
         RT_TEST(test_no_landlock_is_refused),
+        RT_TEST(test_pooled_no_seccomp_is_refused),
+        RT_TEST(test_pooled_bounding_set_kept_is_refused),
         RT_TEST(test_attestation_of_another_run_is_ignored),
         RT_TEST(test_exit_report_that_disagrees_is_refused),
         RT_TEST(test_limit_skipped_is_refused),

@@ -1170,5 +1170,37 @@ else
     echo "SKIP: cgroup namespaces (unshare -C) not available here"
 fi
 
+# The supervisor is never dumpable while a program runs, whatever fs.suid_dumpable says. A cold
+# run's workload shares the supervisor's memory until its exec (vfork semantics, SPEC) and with it
+# the dumpable flag, which its change of ids sets to fs.suid_dumpable: at 1, the supervisor was
+# left dumpable, so a process of its uid could read its memory (in baseline the program's uid 0 is
+# the supervisor's; Landlock's ptrace rule is the other layer that stops it). Evidence: the owner
+# of the supervisor's /proc files, which the kernel makes root of the namespace it exec'd in (the
+# host's: uid 0) unless it is dumpable (then its own uid). Host-wide setting, restored at once.
+dump_file=/proc/sys/fs/suid_dumpable
+if old_dump=$(cat $dump_file 2>/dev/null) && echo 1 >$dump_file 2>/dev/null; then
+    for prof in hardened baseline; do
+        "$CLI" run --profile $prof -- /bin/sleep 1 </dev/null >"$TMP/dump.out" 2>&1 &
+        cli=$!
+        owner="" sup=""
+        for _ in $(seq 50); do
+            sleep 0.02
+            sup=$(pgrep -P "$cli" -x asb-supervisor | head -n1)
+            [[ -n $sup ]] && pgrep -P "$sup" -x sleep >/dev/null && break
+        done
+        [[ -n $sup ]] && owner=$(stat -c %u "/proc/$sup/environ" 2>/dev/null)
+        wait "$cli"
+        rc=$?
+        if [[ $rc == 0 && $owner == 0 ]]; then
+            pass "$prof: the supervisor is not dumpable while the program runs (fs.suid_dumpable 1)"
+        else
+            fail "$prof under fs.suid_dumpable 1: exit $rc, the supervisor's /proc files owned by '$owner' (want 0: not dumpable); $(head -c 300 "$TMP/dump.out")"
+        fi
+    done
+    echo "$old_dump" >$dump_file
+else
+    echo "SKIP: fs.suid_dumpable cannot be set here (the supervisor's dumpable flag is not tested)"
+fi
+
 echo "$fails failure(s)"
 [[ $fails == 0 ]]

@@ -3,7 +3,9 @@
  * The host execs this binary (an fd it opened, so the path is never resolved inside) as the first
  * process of the new namespaces. It builds the root, forks the workload, forwards the workload's
  * attestation to the host, and only when the host sends the job (which it does only for a valid
- * attestation) copies the files in and lets the workload exec it. Then it relays
+ * attestation) copies the files in and lets the workload exec it. A cold run (the host knows the
+ * job from the start) takes the job first and makes the workload with vfork semantics; the
+ * workload attests to the host itself and execs on the host's "go" (start_cold). Then it relays
  * stdout/stderr with exact caps, enforces the deadline, reaps every process and reports how the
  * workload ended. When it exits the pid namespace dies with it: no orphan survives the run. */
 #include "core/error.h"
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -180,6 +183,335 @@ static int fatal(const sup_spec_t *spec, const char *msg)
     return 125;
 }
 
+/* What both ways of starting the workload share (main). */
+typedef struct start {
+    sup_spec_t *spec;
+    const char *workspace;
+    int ctl, sfd;
+    int outp[2], errp[2], attp[2], jobsk[2];
+    const char *probe_name;
+    int probe;
+    run_state_t *st;
+    sup_uname_t *un;
+    int attfd;       /* the workload's error pipe for the main loop, -1 once read to its end */
+    size_t exec_len; /* what of an exec error is in st->exec_error already */
+} start_t;
+
+static int fork_failed(const sup_spec_t *spec, int e)
+{
+    /* EAGAIN here is most often the caller's RLIMIT_NPROC, which passes down to us */
+    asb_error_t err = {0};
+    struct rlimit np;
+    if (e == EAGAIN && getrlimit(RLIMIT_NPROC, &np) == 0 && np.rlim_cur != RLIM_INFINITY)
+        asb_err_sys(&err, e, "fork the workload (the caller's RLIMIT_NPROC, %llu, applies)",
+                    (unsigned long long)np.rlim_cur);
+    else
+        asb_err_sys(&err, e, "fork the workload");
+    return fatal(spec, err.message);
+}
+
+/* The job from the host: "job" with [its spec, stdin, files in...]. Its spec taken into ours,
+ * its files copied into the workspace; jfds[0] and jfds[1] stay open for the caller. 0, or
+ * main's exit code: the run is over. */
+static int take_job(start_t *s, int *jfds)
+{
+    run_state_t *st = s->st;
+    asb_error_t err = {0};
+    size_t njfds = 0;
+    int jr;
+    while ((jr = sup_recv_job(s->ctl, s->sfd, jfds, SUP_JOB_MAX_FDS, &njfds)) == -EINTR) {
+        /* While prepared: a workload that died (it never ran anything of the job) or the host's
+         * abort ends the sandbox now, so a pool never hands a job to a sandbox that cannot run
+         * it (it sees our exit). */
+        struct signalfd_siginfo si;
+        bool abort_run = false;
+        while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
+            abort_run |= sup_from_outside(&si);
+        if (st->workload > 0)
+            sup_reap_workload(st->workload, &st->workload_status, &st->workload_done);
+        if (abort_run) {
+            kill_all(st);
+            return 125;
+        }
+        if (st->workload_done) {
+            kill_all(st);
+            return fatal(s->spec, "the workload ended before its job");
+        }
+    }
+    if (jr < 0) {
+        kill_all(st);
+        return 125; /* the host refused the attestation or went away */
+    }
+    sup_spec_t job;
+    int jrc = sup_spec_read(jfds[0], &job, &err);
+    if (jrc < 0 || sup_spec_take_job(s->spec, &job, &err) < 0) {
+        kill_all(st);
+        return fatal(s->spec, err.message);
+    }
+    if (s->spec->n_files_in != njfds - 2) {
+        kill_all(st);
+        return fatal(s->spec, "job: files in and their descriptors differ");
+    }
+    for (size_t i = 0; i < s->spec->n_files_in; i++)
+        s->spec->files_in[i].fd = jfds[2 + i];
+    if (sup_copy_files_in(s->spec, s->workspace, &err) < 0) {
+        kill_all(st);
+        return fatal(s->spec, err.message);
+    }
+    return 0;
+}
+
+/* A prepared sandbox (a pool's, or any run whose job is not yet known): the workload is forked,
+ * applies every control and attests; its attestation goes to the host through us, and only
+ * the job, which the host sends for a valid attestation alone, releases it. 0, or main's exit
+ * code. */
+static int start_prepared(start_t *s)
+{
+    sup_spec_t *spec = s->spec;
+    run_state_t *st = s->st;
+    asb_error_t err = {0};
+    st->workload = fork();
+    if (st->workload < 0)
+        return fork_failed(spec, errno);
+    if (st->workload == 0) {
+        close(s->outp[0]), close(s->errp[0]), close(s->attp[0]), close(s->jobsk[0]);
+        close(s->sfd);
+        sup_workload_fds_t fds = {.out_w = s->outp[1],
+                                  .err_w = s->errp[1],
+                                  .attest_w = s->attp[1],
+                                  .job_r = s->jobsk[1],
+                                  .ctl = -1,
+                                  .job_stdin = -1,
+                                  .scope_probe = s->probe_name};
+        sup_workload_main(spec, s->workspace, &fds);
+    }
+    close(s->outp[1]), close(s->errp[1]), close(s->attp[1]), close(s->jobsk[1]);
+
+    char att[8192] = "";
+    int alen = sup_read_attestation(s->attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
+    if (alen < 0) {
+        kill_all(st);
+        if (strncmp(att, "error:", 6) == 0)
+            return fatal(spec, att + 6);
+        return fatal(spec, "the workload sent no attestation");
+    }
+    close(s->probe);
+    /* Sent before the attestation, so it is queued by now. */
+    if (spec->uname_hidden && sup_uname_take(s->un, s->jobsk[0], true, &err) < 0) {
+        kill_all(st);
+        return fatal(spec, err.message);
+    }
+    asb_wire_buf_t ao = {0};
+    uint8_t *araw = NULL;
+    size_t arlen = 0;
+    if (asb_wire_unhex(att, &araw, &arlen) == 0)
+        asb_wire_put_raw(&ao, araw, arlen); /* checks the records */
+    free(araw);
+    if (!asb_wire_ok(&ao) || arlen == 0) {
+        asb_wire_free(&ao);
+        kill_all(st);
+        return fatal(spec, "malformed attestation");
+    }
+    if (SUP_TAMPERED(NONCE)) {
+        /* Another run's nonce: the host must not take this for our attestation. Should it send
+         * the job all the same, the run goes on (and the test sees it complete); else we end. */
+        char other[sizeof(spec->nonce)];
+        snprintf(other, sizeof(other), "%s", spec->nonce);
+        other[0] = other[0] == '0' ? '1' : '0';
+        sup_send_msg(s->ctl, other, "attest", &ao);
+        struct pollfd jp = {.fd = s->ctl, .events = POLLIN};
+        if (poll(&jp, 1, 2000) <= 0) {
+            kill_all(st);
+            return fatal(spec, "tampered supervisor: no job came for a mis-tagged attestation");
+        }
+    } else {
+        sup_send_msg(s->ctl, spec->nonce, "attest", &ao);
+    }
+
+    /* Prepared: everything above is the sandbox, its workload process with every control in
+     * force and attested, made before anyone knew what would run in it (a pool prepares it
+     * ahead). The host sends the job only once it has checked the attestation: what to run,
+     * its stdin and files. */
+    int jfds[SUP_JOB_MAX_FDS];
+    int rc = take_job(s, jfds);
+    if (rc != 0)
+        return rc;
+    /* Release the workload: the job's spec (argv, env) and stdin travel to it as fds. */
+    if (asb_fd_send(s->jobsk[0], "g", 1, jfds, 2) < 0) {
+        kill_all(st);
+        return fatal(spec, "cannot release the workload");
+    }
+    close(jfds[0]), close(jfds[1]), close(s->jobsk[0]);
+    return 0;
+}
+
+typedef struct cold_child {
+    const sup_spec_t *spec;
+    const char *workspace;
+    const sup_workload_fds_t *fds;
+    int ours[5]; /* our ends, which the workload must not hold */
+} cold_child_t;
+
+static int cold_child_main(void *arg)
+{
+    const cold_child_t *c = arg;
+    for (size_t i = 0; i < sizeof(c->ours) / sizeof(c->ours[0]); i++)
+        close(c->ours[i]);
+    sup_workload_main(c->spec, c->workspace, c->fds); /* never returns */
+    return 125;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SUP_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SUP_SANITIZED 1
+#endif
+#endif
+
+#define COLD_STACK_SIZE (256u * 1024u)
+
+/* The cold run's workload, with vfork semantics: it runs on a stack of its own in our memory
+ * (no copy of our address space, ~0.4 ms of page tables made and torn down per run on a
+ * paravirtualized VM) while we wait, until its exec or its end. Its own fd table, signal
+ * dispositions, credentials, limits, cwd and filters, as with fork: only the memory is shared,
+ * and only until the exec, while nothing else runs in the sandbox. Sanitizer builds fork
+ * instead (their runtime does not expect a second task on our memory); main then waits for the
+ * exec itself (cold_wait). */
+static pid_t cold_spawn(cold_child_t *c)
+{
+#ifdef SUP_SANITIZED
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(cold_child_main(c));
+    return pid;
+#else
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), size = COLD_STACK_SIZE + page;
+    void *mem =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (mem == MAP_FAILED)
+        return -1;
+    if (mprotect(mem, page, PROT_NONE) < 0) { /* a guard page: an overflow faults */
+        int e = errno;
+        munmap(mem, size);
+        errno = e;
+        return -1;
+    }
+    pid_t pid = clone(cold_child_main, (char *)mem + size, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    int e = errno;
+    munmap(mem, size); /* it has exec'd or ended: nothing runs on this stack any more */
+    errno = e;
+    return pid;
+#endif
+}
+
+/* What the workload said on its error pipe until its end (its exec closes it): nothing or an
+ * exec error if it exec'd or failed to, "error:..." if its setup failed, "refused:" if the host
+ * refused it the go. Read to the end here; an abort from outside meanwhile ends the run. */
+static int cold_wait(start_t *s, char *buf, size_t size, size_t *len)
+{
+    *len = 0;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = s->attp[0], .events = POLLIN},
+                              {.fd = s->sfd, .events = POLLIN}};
+        int r = poll(p, 2, -1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;
+        if (p[1].revents) {
+            struct signalfd_siginfo si;
+            bool abort_run = false;
+            while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
+                abort_run |= sup_from_outside(&si);
+            if (abort_run)
+                return -ECANCELED;
+        }
+        if (!p[0].revents)
+            continue;
+        ssize_t n = read(s->attp[0], buf + *len, size - 1 - *len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        *len += (size_t)n;
+        if (*len == size - 1)
+            break;
+    }
+    buf[*len] = '\0';
+    return 0;
+}
+
+/* A cold run (the host knows the job from the start and sent it right after the cgroup): the
+ * job is taken first, then the workload is made with vfork semantics (cold_spawn). It applies
+ * every control, attests to the host itself and execs on the host's "go", which the host sends
+ * for a valid attestation alone; anything else ends it before anything of the job runs. No
+ * relay through us, no copy of our memory. 0, or main's exit code. */
+static int start_cold(start_t *s)
+{
+    sup_spec_t *spec = s->spec;
+    run_state_t *st = s->st;
+    asb_error_t err = {0};
+    int jfds[SUP_JOB_MAX_FDS];
+    int rc = take_job(s, jfds);
+    if (rc != 0)
+        return rc;
+    /* What could refuse the uname answers, checked before anything runs. */
+    if (spec->uname_hidden && sup_uname_prepare(s->un, true, &err) < 0) {
+        close(jfds[0]), close(jfds[1]);
+        return fatal(spec, err.message);
+    }
+    sup_workload_fds_t fds = {.out_w = s->outp[1],
+                              .err_w = s->errp[1],
+                              .attest_w = s->attp[1],
+                              .job_r = s->jobsk[1],
+                              .ctl = s->ctl,
+                              .job_stdin = jfds[1],
+                              .scope_probe = s->probe_name};
+    cold_child_t c = {.spec = spec,
+                      .workspace = s->workspace,
+                      .fds = &fds,
+                      .ours = {s->outp[0], s->errp[0], s->attp[0], s->jobsk[0], s->sfd}};
+    st->workload = cold_spawn(&c);
+    int spawn_errno = errno;
+    /* It shared our memory, dumpable flag included, and changed its ids (which set that flag to
+     * fs.suid_dumpable): it cleared the flag before its exec, and so do we, for every path. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    close(jfds[0]), close(jfds[1]);
+    close(s->outp[1]), close(s->errp[1]), close(s->attp[1]), close(s->jobsk[1]);
+    if (st->workload < 0)
+        return fork_failed(spec, spawn_errno);
+    char said[sizeof(st->exec_error)];
+    size_t len = 0;
+    int waited = cold_wait(s, said, sizeof(said), &len);
+    close(s->attp[0]);
+    s->attfd = -1;
+    close(s->probe);
+    /* Its SIGCHLD may have been read above: reaped now if it ended, the main loop is skipped. */
+    sup_reap_workload(st->workload, &st->workload_status, &st->workload_done);
+    if (waited < 0) {
+        kill_all(st);
+        return 125;
+    }
+    if (strncmp(said, "error:", 6) == 0) {
+        kill_all(st);
+        return fatal(spec, said + 6);
+    }
+    if (strncmp(said, "refused:", 8) == 0) {
+        kill_all(st);
+        return 125; /* the host refused the attestation or went away */
+    }
+    memcpy(st->exec_error, said, len + 1); /* nothing, or why its exec failed */
+    s->exec_len = len;
+    /* Sent before the attestation, so it is queued by now. */
+    if (spec->uname_hidden && sup_uname_attach(s->un, s->jobsk[0], &err) < 0) {
+        kill_all(st);
+        return fatal(spec, err.message);
+    }
+    close(s->jobsk[0]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--container") == 0)
@@ -306,122 +638,23 @@ int main(int argc, char **argv)
         return fatal(&spec, "cannot create the scope probe socket");
 
     run_state_t st = {.spec = &spec};
-    st.workload = fork();
-    if (st.workload < 0) {
-        /* EAGAIN here is most often the caller's RLIMIT_NPROC, which passes down to us */
-        int e = errno;
-        struct rlimit np;
-        if (e == EAGAIN && getrlimit(RLIMIT_NPROC, &np) == 0 && np.rlim_cur != RLIM_INFINITY)
-            asb_err_sys(&err, e, "fork the workload (the caller's RLIMIT_NPROC, %llu, applies)",
-                        (unsigned long long)np.rlim_cur);
-        else
-            asb_err_sys(&err, e, "fork the workload");
-        return fatal(&spec, err.message);
-    }
-    if (st.workload == 0) {
-        close(outp[0]), close(errp[0]), close(attp[0]), close(jobsk[0]), close(sfd);
-        sup_workload_fds_t fds = {.out_w = outp[1],
-                                  .err_w = errp[1],
-                                  .attest_w = attp[1],
-                                  .job_r = jobsk[1],
-                                  .scope_probe = probe_name};
-        sup_workload_main(&spec, workspace, &fds);
-    }
-    close(outp[1]), close(errp[1]), close(attp[1]), close(jobsk[1]);
-
-    char att[8192] = "";
-    int alen = sup_read_attestation(attp[0], att, sizeof(att), ASB_SETUP_TIMEOUT_MS);
-    if (alen < 0) {
-        kill_all(&st);
-        if (strncmp(att, "error:", 6) == 0)
-            return fatal(&spec, att + 6);
-        return fatal(&spec, "the workload sent no attestation");
-    }
-    close(probe);
-    /* Sent before the attestation, so it is queued by now. */
     sup_uname_t un = {.listener = -1};
-    if (spec.uname_hidden && sup_uname_take(&un, jobsk[0], true, &err) < 0) {
-        kill_all(&st);
-        return fatal(&spec, err.message);
-    }
-    asb_wire_buf_t ao = {0};
-    uint8_t *araw = NULL;
-    size_t arlen = 0;
-    if (asb_wire_unhex(att, &araw, &arlen) == 0)
-        asb_wire_put_raw(&ao, araw, arlen); /* checks the records */
-    free(araw);
-    if (!asb_wire_ok(&ao) || arlen == 0) {
-        asb_wire_free(&ao);
-        kill_all(&st);
-        return fatal(&spec, "malformed attestation");
-    }
-    if (SUP_TAMPERED(NONCE)) {
-        /* Another run's nonce: the host must not take this for our attestation. Should it send
-         * the job all the same, the run goes on (and the test sees it complete); else we end. */
-        char other[sizeof(spec.nonce)];
-        snprintf(other, sizeof(other), "%s", spec.nonce);
-        other[0] = other[0] == '0' ? '1' : '0';
-        sup_send_msg(ctl, other, "attest", &ao);
-        struct pollfd jp = {.fd = ctl, .events = POLLIN};
-        if (poll(&jp, 1, 2000) <= 0) {
-            kill_all(&st);
-            return fatal(&spec, "tampered supervisor: no job came for a mis-tagged attestation");
-        }
-    } else {
-        sup_send_msg(ctl, spec.nonce, "attest", &ao);
-    }
-
-    /* Prepared: everything above is the sandbox, its workload process with every control in
-     * force and attested, made before anyone knew what would run in it (a pool prepares it
-     * ahead). The host sends the job only once it has checked the attestation: what to run,
-     * its stdin and files. */
-    int jfds[SUP_JOB_MAX_FDS];
-    size_t njfds = 0;
-    int jr;
-    while ((jr = sup_recv_job(ctl, sfd, jfds, SUP_JOB_MAX_FDS, &njfds)) == -EINTR) {
-        /* While prepared: a workload that died (it never ran anything of the job) or the host's
-         * abort ends the sandbox now, so a pool never hands a job to a sandbox that cannot run
-         * it (it sees our exit). */
-        struct signalfd_siginfo si;
-        bool abort_run = false;
-        while (read(sfd, &si, sizeof(si)) == sizeof(si))
-            abort_run |= sup_from_outside(&si);
-        sup_reap_workload(st.workload, &st.workload_status, &st.workload_done);
-        if (abort_run) {
-            kill_all(&st);
-            return 125;
-        }
-        if (st.workload_done) {
-            kill_all(&st);
-            return fatal(&spec, "the workload ended before its job");
-        }
-    }
-    if (jr < 0) {
-        kill_all(&st);
-        return 125; /* the host refused the attestation or went away */
-    }
-    sup_spec_t job;
-    int jrc = sup_spec_read(jfds[0], &job, &err);
-    if (jrc < 0 || sup_spec_take_job(&spec, &job, &err) < 0) {
-        kill_all(&st);
-        return fatal(&spec, err.message);
-    }
-    if (spec.n_files_in != njfds - 2) {
-        kill_all(&st);
-        return fatal(&spec, "job: files in and their descriptors differ");
-    }
-    for (size_t i = 0; i < spec.n_files_in; i++)
-        spec.files_in[i].fd = jfds[2 + i];
-    if (sup_copy_files_in(&spec, workspace, &err) < 0) {
-        kill_all(&st);
-        return fatal(&spec, err.message);
-    }
-    /* Release the workload: the job's spec (argv, env) and stdin travel to it as fds. */
-    if (asb_fd_send(jobsk[0], "g", 1, jfds, 2) < 0) {
-        kill_all(&st);
-        return fatal(&spec, "cannot release the workload");
-    }
-    close(jfds[0]), close(jfds[1]), close(jobsk[0]);
+    start_t sc = {.spec = &spec,
+                  .workspace = workspace,
+                  .ctl = ctl,
+                  .sfd = sfd,
+                  .outp = {outp[0], outp[1]},
+                  .errp = {errp[0], errp[1]},
+                  .attp = {attp[0], attp[1]},
+                  .jobsk = {jobsk[0], jobsk[1]},
+                  .probe_name = probe_name,
+                  .probe = probe,
+                  .st = &st,
+                  .un = &un,
+                  .attfd = attp[0]};
+    int started = spec.early_job ? start_cold(&sc) : start_prepared(&sc);
+    if (started != 0)
+        return started;
     uint64_t deadline = sup_now_ms() + spec.timeout_ms;
     if (SUP_TAMPERED(DEADLINE)) /* a test build that misses it: the host's backstop must act */
         deadline += 24 * 3600 * 1000;
@@ -437,8 +670,8 @@ int main(int argc, char **argv)
     stream_t out, errs;
     stream_init(&out, outp[0], 1);
     stream_init(&errs, errp[0], 2);
-    int attfd = attp[0];
-    size_t exec_len = 0;
+    int attfd = sc.attfd;
+    size_t exec_len = sc.exec_len;
     while (!st.workload_done) {
         struct pollfd p[6] = {stream_poll(&out),
                               stream_poll(&errs),

@@ -70,10 +70,10 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     int64_t uid = 0, gid = 0, fsize = 0, nofile = 0, timeout_ms = 0, output = 0, ws = 0, tmp = 0,
             keep = 0, stack_soft = 0, owner_uid = 0;
     bool mask = 0, tmpnx = 0, wsnx = 0, netns = 0, ll = 0, nnp = 0, llscope = 0, mfdnx = 0,
-         mfdref = 0, usrhost = 0, devpts = 0, execdir = 0, unamehid = 0;
-    /* Strict: well-formed, exactly these 33 keys (no duplicates: asb_wire_check), right types. */
+         mfdref = 0, usrhost = 0, devpts = 0, execdir = 0, unamehid = 0, early = 0;
+    /* Strict: well-formed, exactly these 34 keys (no duplicates: asb_wire_check), right types. */
     rc = -EINVAL;
-    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 33 ||
+    if (asb_wire_check(m, mlen) < 0 || asb_wire_count(m, mlen) != 34 ||
         asb_wire_get_str(m, mlen, "nonce", &nonce) < 0 ||
         asb_wire_get_str(m, mlen, "root", &root) < 0 ||
         asb_wire_get_bool(m, mlen, "mask_proc", &mask) < 0 ||
@@ -105,7 +105,8 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
         asb_wire_get_int(m, mlen, "owner_uid", &owner_uid) < 0 ||
         asb_wire_get_strv(m, mlen, "files_exec", &execs, &n_execs) < 0 ||
         asb_wire_get_bool(m, mlen, "exec_dir", &execdir) < 0 ||
-        asb_wire_get_bool(m, mlen, "uname_hidden", &unamehid) < 0) {
+        asb_wire_get_bool(m, mlen, "uname_hidden", &unamehid) < 0 ||
+        asb_wire_get_bool(m, mlen, "early_job", &early) < 0) {
         asb_err(err, -EINVAL, "spec: malformed, or a field is missing or of the wrong type");
         goto out;
     }
@@ -129,6 +130,7 @@ int sup_spec_read(int fd, sup_spec_t *spec, asb_error_t *err)
     spec->devpts = devpts;
     spec->exec_dir = execdir;
     spec->uname_hidden = unamehid;
+    spec->early_job = early;
     spec->workspace_bytes = (uint64_t)ws, spec->tmp_bytes = (uint64_t)tmp;
     spec->caps_keep = (uint64_t)keep;
     spec->uid = (long)uid, spec->gid = (long)gid;

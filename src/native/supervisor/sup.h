@@ -45,6 +45,7 @@ typedef struct sup_spec {
     bool devpts;        /* a private devpts instance at /dev/pts */
     bool uname_hidden;  /* uname(2) answered by us (uname.c), hardened */
     bool exec_dir;      /* a tmpfs at ASB_EXEC_DIR for the job's programs (sealed at the job) */
+    bool early_job;     /* a cold run: the job comes before the workload is made (main.c) */
     uint64_t workspace_bytes, tmp_bytes;
     asb_caps_policy_t caps;
     uint64_t caps_keep; /* ASB_CAPS_DOCKER_DEFAULT: the set kept */
@@ -89,6 +90,9 @@ int sup_set_shared_limits(asb_error_t *err);
  * (the signalfd) became readable first, so the caller can look at it and wait again. */
 #define SUP_JOB_MAX_FDS (2 + ASB_MAX_FILES_IN + 1)
 int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds);
+/* The host's "go" for a cold run's workload (main.c): 0; -EPROTO for anything else (its
+ * "abort"), a hangup or an error; -ETIMEDOUT after timeout_ms (-1: none). */
+int sup_recv_go(int ctl, int timeout_ms);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
 /* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. dev_tree: the sandbox's own
@@ -133,8 +137,13 @@ void sup_attest(int landlock_requested, const char *landlock_probe, const char *
 /* Workload process: apply every control, attest, wait for the job, exec. Never returns. */
 typedef struct sup_workload_fds {
     int out_w, err_w; /* pipes to the supervisor */
-    int attest_w;     /* attestation to the supervisor (CLOEXEC) */
-    int job_r; /* the job from the supervisor: "g" + [spec, stdin] (SOCK_SEQPACKET, CLOEXEC) */
+    int attest_w;     /* attestation to the supervisor (CLOEXEC); a cold run's errors only */
+    int job_r; /* the job from the supervisor: "g" + [spec, stdin] (SOCK_SEQPACKET, CLOEXEC); in a
+                * cold run only the uname listener goes the other way on it */
+    /* A cold run (spec->early_job, main.c): the host's control socket, on which the workload
+     * sends its attestation and waits for the host's "go", and the job's stdin; both -1 in a
+     * prepared sandbox, where the job comes through the supervisor once the host has it. */
+    int ctl, job_stdin;
     const char *scope_probe; /* abstract socket name the supervisor listens on */
 } sup_workload_fds_t;
 /* The end of a run: read what is left of the workload's exec-error pipe (len bytes already in
@@ -191,6 +200,11 @@ int sup_uname_listen(int sock, asb_error_t *err);
  * (Yama; ptrace_cap: we hold CAP_SYS_PTRACE over it, natively): the run is refused otherwise.
  * *u is something sup_uname_free may take on every path. */
 int sup_uname_take(sup_uname_t *u, int sock, bool ptrace_cap, asb_error_t *err);
+/* sup_uname_take in two steps, for a cold run whose workload is started before the listener
+ * can be taken (main.c): everything but the listener (the checks that may refuse the run), then
+ * the listener. *u is something sup_uname_free may take on every path of either. */
+int sup_uname_prepare(sup_uname_t *u, bool ptrace_cap, asb_error_t *err);
+int sup_uname_attach(sup_uname_t *u, int sock, asb_error_t *err);
 /* Answer one pending notification (poll said the listener is readable). */
 void sup_uname_serve(sup_uname_t *u);
 void sup_uname_free(sup_uname_t *u);

@@ -69,16 +69,13 @@ void sup_uname_answer(const struct utsname *real, char answer[390])
     put_field(answer, 5, (const char *)real + 5 * UTS_FIELD);
 }
 
-static int uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t *err)
+int sup_uname_prepare(sup_uname_t *u, bool ptrace_cap, asb_error_t *err)
 {
     memset(u, 0, sizeof(*u));
     u->listener = -1;
     struct seccomp_notif_sizes sizes;
-    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
-        int e = errno;
-        close(listener);
-        return asb_err_sys(err, e, "uname: seccomp notification sizes");
-    }
+    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+        return asb_err_sys(err, errno, "uname: seccomp notification sizes");
     /* The kernel's structures may have grown past the ones we were built with. */
     u->req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
                                                                      : sizeof(struct seccomp_notif);
@@ -88,14 +85,12 @@ static int uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t
     u->req = calloc(1, u->req_size);
     u->resp = calloc(1, u->resp_size);
     if (!u->req || !u->resp) {
-        close(listener);
         sup_uname_free(u);
         return asb_err_sys(err, ENOMEM, "uname: notification buffers");
     }
     struct utsname real;
     if (uname(&real) < 0) {
         int e = errno;
-        close(listener);
         sup_uname_free(u);
         return asb_err_sys(err, e, "uname: the kernel's own answer");
     }
@@ -106,7 +101,6 @@ static int uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t
      * EFAULT (review finding). */
     int64_t scope = sup_read_int("/proc/sys/kernel/yama/ptrace_scope", 0);
     if (scope >= 3 || (scope >= 2 && !ptrace_cap)) {
-        close(listener);
         sup_uname_free(u);
         return asb_err(err, -EPERM,
                        "uname: Yama's ptrace_scope is %lld%s, so the workload's uname(2) could not "
@@ -114,7 +108,6 @@ static int uname_init(sup_uname_t *u, int listener, bool ptrace_cap, asb_error_t
                        (long long)scope,
                        scope >= 3 ? "" : " and this supervisor has no CAP_SYS_PTRACE");
     }
-    u->listener = listener;
     return 0;
 }
 
@@ -131,10 +124,8 @@ int sup_uname_listen(int sock, asb_error_t *err)
     return 0;
 }
 
-int sup_uname_take(sup_uname_t *u, int sock, bool ptrace_cap, asb_error_t *err)
+int sup_uname_attach(sup_uname_t *u, int sock, asb_error_t *err)
 {
-    memset(u, 0, sizeof(*u));
-    u->listener = -1;
     int lfd = -1;
     size_t nl = 0;
     char tag = 0;
@@ -146,7 +137,16 @@ int sup_uname_take(sup_uname_t *u, int sock, bool ptrace_cap, asb_error_t *err)
                        "uname: the workload sent no notification listener (%s)",
                        got < 0 ? strerror((int)-got) : "no message with one descriptor");
     }
-    return uname_init(u, lfd, ptrace_cap, err);
+    u->listener = lfd;
+    return 0;
+}
+
+int sup_uname_take(sup_uname_t *u, int sock, bool ptrace_cap, asb_error_t *err)
+{
+    int rc = sup_uname_prepare(u, ptrace_cap, err);
+    if (rc == 0 && (rc = sup_uname_attach(u, sock, err)) < 0)
+        sup_uname_free(u);
+    return rc;
 }
 
 void sup_uname_serve(sup_uname_t *u)

@@ -2,7 +2,8 @@
  * job, exec. Runs as the supervisor's child; nothing of the untrusted program runs before the exec
  * at the very end, and the exec only happens after the host has checked the attestation (the host
  * sends the job only then). In a prepared sandbox everything up to the attestation happens before
- * anyone knows what will run. */
+ * anyone knows what will run. In a cold run (main.c, start_cold) the job is known already, the
+ * attestation goes to the host directly and the host's "go" is the release (cold_go). */
 #include "core/error.h"
 #include "core/limits.h"
 #include "native/fdpass.h"
@@ -422,6 +423,9 @@ int sup_exec_in_path(char **argv, char **env)
     return saved;
 }
 
+__attribute__((noreturn)) static void cold_go(const sup_spec_t *spec, asb_wire_buf_t *o);
+__attribute__((noreturn)) static void exec_job(const sup_spec_t *spec);
+
 void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_workload_fds_t *fds)
 {
     asb_error_t err = {0};
@@ -432,12 +436,18 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (dup2(fds->out_w, 1) < 0 || dup2(fds->err_w, 2) < 0)
         fail(att, "error:", "dup2 stdout/stderr", 125);
-    /* Keep only 0,1,2 and the two CLOEXEC control pipes (moved to 3 and 4). */
-    int a = fcntl(att, F_DUPFD_CLOEXEC, 3), g = fcntl(fds->job_r, F_DUPFD_CLOEXEC, 3);
-    if (a < 0 || g < 0 || dup3(a, 3, O_CLOEXEC) < 0 || dup3(g, 4, O_CLOEXEC) < 0)
+    /* Keep only 0,1,2 and the two CLOEXEC control pipes (moved to 3 and 4); in a cold run also
+     * the host's control socket and the job's stdin (5 and 6). Copied above every fd they may
+     * land on first. */
+    bool cold = fds->ctl >= 0;
+    int a = fcntl(att, F_DUPFD_CLOEXEC, 7), g = fcntl(fds->job_r, F_DUPFD_CLOEXEC, 7);
+    int c = cold ? fcntl(fds->ctl, F_DUPFD_CLOEXEC, 7) : -1;
+    int i = cold ? fcntl(fds->job_stdin, F_DUPFD_CLOEXEC, 7) : -1;
+    if (a < 0 || g < 0 || dup3(a, 3, O_CLOEXEC) < 0 || dup3(g, 4, O_CLOEXEC) < 0 ||
+        (cold && (c < 0 || i < 0 || dup3(c, 5, O_CLOEXEC) < 0 || dup3(i, 6, O_CLOEXEC) < 0)))
         fail(att, "error:", "dup control pipes", 125);
     att = 3;
-    if (syscall(SYS_close_range, 5, ~0U, 0) < 0)
+    if (syscall(SYS_close_range, cold ? 7 : 5, ~0U, 0) < 0)
         fail(att, "error:", "close_range", 125);
     if (chdir(workspace) < 0)
         fail(att, "error:", "chdir workspace", 125);
@@ -507,10 +517,12 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     if (!seccomp_done && !SUP_TAMPERED(SECCOMP) && asb_seccomp_install(spec->seccomp, &err) < 0)
         fail(att, "error:", err.message, 125);
 
-    /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
     asb_wire_buf_t o = {0};
     sup_attest(spec->landlock, spec->root == ASB_ROOT_HOST ? "/" : ASB_LANDLOCK_PROBE,
                fds->scope_probe, keyring < 0 ? 0 : keyring, &o);
+    if (cold)
+        cold_go(spec, &o); /* never returns: the job execs on the host's go */
+    /* Hex: the pipe carries text ending in a NUL (or an "error:" line), the records are binary. */
     char *s = asb_wire_ok(&o) ? asb_wire_hex(o.data, o.len) : NULL;
     asb_wire_free(&o);
     if (!s)
@@ -533,6 +545,48 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "exec-error:", "stdin", 125);
     close(jfd[1]);
     spec = &job;
+    exec_job(spec);
+}
+
+/* A cold run: the attestation (its records, o) goes to the host itself, and only the host's
+ * "go" lets the job run; anything else ends this process before anything of the job runs, with
+ * "refused:" on the error pipe (the host knows why). The job is the supervisor's spec already
+ * (shared memory: main.c made us with vfork semantics); its stdin is fd 6. */
+__attribute__((noreturn)) static void cold_go(const sup_spec_t *spec, asb_wire_buf_t *o)
+{
+    if (!asb_wire_ok(o))
+        fail(3, "error:", "attestation", 125);
+    int timeout = -1;
+    char other[sizeof(spec->nonce)];
+    snprintf(other, sizeof(other), "%s", spec->nonce);
+    if (SUP_TAMPERED(NONCE)) {
+        /* Another run's nonce: the host must not take this for our attestation. Should it send
+         * the go all the same, the run goes on (and the test sees it complete); else we end. */
+        other[0] = other[0] == '0' ? '1' : '0';
+        timeout = 2000;
+    }
+    if (sup_send_msg(5, other, "attest", o) < 0)
+        fail(3, "error:", "cannot send the attestation to the host", 125);
+    int go = sup_recv_go(5, timeout);
+    if (go == -ETIMEDOUT)
+        fail(3, "error:", "tampered supervisor: no go came for a mis-tagged attestation", 125);
+    if (go < 0)
+        fail(3, "refused:", "", 125);
+    close(5);
+    if (dup2(6, 0) < 0)
+        fail(3, "exec-error:", "stdin", 125);
+    close(6);
+    /* Our memory is the supervisor's until the exec, and so is its dumpable flag: changing our
+     * ids set it to fs.suid_dumpable, which a host may have at 1. Cleared again before the
+     * exec, so the supervisor is never dumpable once anything of the job runs. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    exec_job(spec);
+}
+
+/* The job's exec, under the caller's soft stack limit; only returns through fail(). */
+__attribute__((noreturn)) static void exec_job(const sup_spec_t *spec)
+{
+    int att = 3;
     /* The caller's soft stack limit as it was when it asked for this job (a pool prepares the
      * sandbox earlier), set now (review findings: a program started under `ulimit -s unlimited`
      * got 8 MiB while the supervisor's exec was a privileged one; a pooled one got the limit of
