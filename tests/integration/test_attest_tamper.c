@@ -72,23 +72,29 @@ static void test_real_supervisor_runs_the_program(void **state)
     asb_result_free(&r);
 }
 
+/* A run refused for its attestation, which names `field`: the program never ran. Frees r. */
+static void check_refused(int rc, asb_result_t *r, const char *field)
+{
+    assert_true(rc < 0);
+    assert_int_equal(r->status, ASB_STATUS_SANDBOX_ERROR);
+    assert_true(r->attestation.present);
+    assert_false(r->attestation.valid);
+    assert_non_null(r->attestation.mismatch);
+    if (!strstr(r->attestation.mismatch, field))
+        fail_msg("mismatch \"%s\" does not name %s", r->attestation.mismatch, field);
+    assert_non_null(r->error);
+    assert_non_null(strstr(r->error, "attestation refused"));
+    assert_false(rt_bytes_has(&r->out, MARK)); /* the program never ran */
+    asb_result_free(r);
+}
+
 /* A control the workload skipped: the attestation arrives, says so, and the run is refused
  * before the program starts. */
 static void expect_refused(const char *variant, const char *profile, const char *field)
 {
     asb_result_t r;
     int rc = run_with(variant, profile, "echo " MARK, &r);
-    assert_true(rc < 0);
-    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
-    assert_true(r.attestation.present);
-    assert_false(r.attestation.valid);
-    assert_non_null(r.attestation.mismatch);
-    if (!strstr(r.attestation.mismatch, field))
-        fail_msg("mismatch \"%s\" does not name %s", r.attestation.mismatch, field);
-    assert_non_null(r.error);
-    assert_non_null(strstr(r.error, "attestation refused"));
-    assert_false(rt_bytes_has(&r.out, MARK)); /* the program never ran */
-    asb_result_free(&r);
+    check_refused(rc, &r, field);
 }
 
 /* A prepared sandbox (asb_pool_*) starts its workload another way than a cold run does
@@ -123,15 +129,7 @@ static void expect_refused_pooled(const char *variant, const char *profile, cons
     free(sup);
     rt_dump(variant, &r);
     assert_true(r.prepared); /* the prepared sandbox's own workload, not a cold one */
-    assert_true(rc < 0);
-    assert_int_equal(r.status, ASB_STATUS_SANDBOX_ERROR);
-    assert_true(r.attestation.present);
-    assert_false(r.attestation.valid);
-    assert_non_null(r.attestation.mismatch);
-    if (!strstr(r.attestation.mismatch, field))
-        fail_msg("mismatch \"%s\" does not name %s", r.attestation.mismatch, field);
-    assert_false(rt_bytes_has(&r.out, MARK)); /* the program never ran */
-    asb_result_free(&r);
+    check_refused(rc, &r, field);
 }
 
 static void test_pooled_no_seccomp_is_refused(void **state)
