@@ -906,7 +906,16 @@ static int early_end(native_run_t *r, asb_error_t *err)
 
 static int wait_attested(native_run_t *r, asb_error_t *err)
 {
-    double deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0;
+    /* A cold run's supervisor copies the files in before its workload attests (its job comes
+     * right after the cgroup). Where that copy came after the release, the backstop let it take
+     * the run's timeout and the copy allowance before anything was cut off: so does this
+     * deadline now (review 24: a 240 MiB file in under --cpus 0.01, a 40 s copy in the run's
+     * cgroup, timed the setup out). The program's own clock starts after the copy either way. */
+    double copy_s = r->job_built && r->files_in_bytes
+                        ? r->plan->limits.timeout_s +
+                              (double)r->files_in_bytes / ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S
+                        : 0;
+    double deadline = now_s() + ASB_SETUP_TIMEOUT_MS / 1000.0 + copy_s;
     bool reaped = false;
     while (!r->pending_attest && !r->sup_error) {
         /* Leftovers of dead owners, reaped while the supervisor builds its root: not before its

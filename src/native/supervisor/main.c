@@ -374,10 +374,14 @@ static int cold_child_main(void *arg)
 /* The cold run's workload, with vfork semantics: it runs on a stack of its own in our memory
  * (no copy of our address space, ~0.4 ms of page tables made and torn down per run on a
  * paravirtualized VM) while we wait, until its exec or its end. Its own fd table, signal
- * dispositions, credentials, limits, cwd and filters, as with fork: only the memory is shared,
- * and only until the exec, while nothing else runs in the sandbox. Sanitizer builds fork
- * instead (their runtime does not expect a second task on our memory); main then waits for the
- * exec itself (cold_wait). */
+ * dispositions, credentials, limits, cwd and filters, as with fork: only the memory is shared
+ * (and with it the dumpable flag, workload.c), and only until the exec, while nothing else runs
+ * in the sandbox. Killed in the middle of a malloc or stdio call (only from outside: an OOM kill
+ * takes every task of the memory), it would leave our heap half-updated and us liable to crash:
+ * a sandbox_error either way. The kernel refuses CLONE_VM where our children would get another
+ * time namespace than ours: the host made ours with the pid namespace, and nothing here may
+ * unshare one (review 24). Sanitizer builds fork instead (their runtime does not expect a second
+ * task on our memory); main then waits for the exec itself (cold_wait). */
 static pid_t cold_spawn(cold_child_t *c)
 {
 #ifdef SUP_SANITIZED
@@ -501,7 +505,14 @@ static int start_cold(start_t *s)
         kill_all(st);
         return 125; /* the host refused the attestation or went away */
     }
-    memcpy(st->exec_error, said, len + 1); /* nothing, or why its exec failed */
+    /* Only a workload that had its go says so first: an end of the pipe without the mark is a
+     * workload that died before (killed, a fault in its setup), and nothing of the job ran. */
+    if (strncmp(said, "go:", 3) != 0) {
+        kill_all(st);
+        return fatal(spec, "the workload ended before its go");
+    }
+    len -= 3;
+    memcpy(st->exec_error, said + 3, len + 1); /* nothing, or why its exec failed */
     s->exec_len = len;
     /* Sent before the attestation, so it is queued by now. */
     if (spec->uname_hidden && sup_uname_attach(s->un, s->jobsk[0], &err) < 0) {

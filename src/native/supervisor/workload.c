@@ -499,6 +499,12 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
     }
     if (drop_privileges(spec, &err) < 0)
         fail(att, "error:", err.message, 125);
+    /* Changing the ids set our memory's dumpable flag to fs.suid_dumpable, which a host may have
+     * at 1; in a cold run that memory is the supervisor's until the exec (main.c, start_cold),
+     * so it is cleared at once, not only before the exec (review 24: otherwise the supervisor
+     * stayed dumpable through the attestation and the host's check). No later call here
+     * changes an id. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (spec->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         fail(att, "error:", "no_new_privs", 125);
     if (spec->landlock && !SUP_TAMPERED(LANDLOCK) &&
@@ -572,13 +578,16 @@ __attribute__((noreturn)) static void cold_go(const sup_spec_t *spec, asb_wire_b
         fail(3, "error:", "tampered supervisor: no go came for a mis-tagged attestation", 125);
     if (go < 0)
         fail(3, "refused:", "", 125);
+    /* The supervisor cannot tell an exec from a death by the pipe's end alone: this mark says
+     * the go came, so that a workload killed while it waited is never taken for the program. */
+    if (sup_write_all(3, "go:", 3) < 0)
+        _exit(125);
     close(5);
     if (dup2(6, 0) < 0)
         fail(3, "exec-error:", "stdin", 125);
     close(6);
-    /* Our memory is the supervisor's until the exec, and so is its dumpable flag: changing our
-     * ids set it to fs.suid_dumpable, which a host may have at 1. Cleared again before the
-     * exec, so the supervisor is never dumpable once anything of the job runs. */
+    /* Our memory is the supervisor's until the exec, and so is its dumpable flag: cleared once
+     * more before the exec (it was right after our ids changed). */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     exec_job(spec);
 }
