@@ -6,8 +6,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -118,6 +120,17 @@ void sup_reap_workload(pid_t workload, int *status, bool *done)
         pid_t p = waitpid(-1, &st, WNOHANG);
         if (p <= 0)
             return;
+        if (WIFSTOPPED(st)) {
+            /* A child that made us its tracer (PTRACE_TRACEME: baseline's filter allows ptrace,
+             * as Docker's does) stops for us at every signal it takes, and only its tracer's
+             * wait sees that stop. We are no debugger: it goes on as if untraced, with the
+             * signal it took (red team 24: the stop was taken for the workload's end, and a
+             * program could make its own run a sandbox_error). Not a SIGTRAP: a traced exec
+             * sends one that an untraced program never gets. */
+            int sig = WSTOPSIG(st);
+            ptrace(PTRACE_DETACH, p, NULL, (void *)(intptr_t)(sig == SIGTRAP ? 0 : sig));
+            continue;
+        }
         if (p == workload) {
             *status = st;
             *done = true;
