@@ -686,8 +686,13 @@ static void event_loop(native_run_t *r)
                               {.fd = r->cancelled ? -1 : r->plan->cancel_fd, .events = POLLIN}};
         double t = now_s();
         if (r->released && run_deadline == 0) {
-            run_deadline = t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S +
-                           (double)r->files_in_bytes / ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S;
+            /* A cold run's files are in before its go (wait_attested allowed for the copy): its
+             * program's clock starts at the go, and so does the backstop's, with no copy
+             * allowance left to add. */
+            run_deadline =
+                t + r->plan->limits.timeout_s + ASB_BACKSTOP_SLACK_S +
+                (r->early_job ? 0
+                              : (double)r->files_in_bytes / ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S);
             /* The supervisor kills the program at its deadline; its disk read limit goes then,
              * or a thread waiting for a throttled read outlives the kill (asb_cgroup_lift_io). */
             lift_at = run_deadline - ASB_BACKSTOP_SLACK_S;

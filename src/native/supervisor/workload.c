@@ -515,7 +515,8 @@ void sup_workload_main(const sup_spec_t *spec, const char *workspace, const sup_
         fail(att, "error:", err.message, 125);
     /* Also under the main filter; its listener goes to the supervisor, which answers uname(2)
      * for every process of the sandbox from now on (uname.c), on the job socket, before the
-     * attestation (the supervisor takes it right after). Nothing here calls uname. */
+     * attestation (the supervisor takes it right after, or in a cold run right after our exec:
+     * a uname before then waits for its answer). Nothing here calls uname. */
     if (spec->uname_hidden && seccomp_done)
         fail(att, "error:", "uname: hidden only under no_new_privs", 125);
     if (spec->uname_hidden && sup_uname_listen(4, &err) < 0)
