@@ -82,9 +82,9 @@ struct native_run {
     char *sup_error;
     bool ids_granted, attested, released, backstop_fired, sup_exited, reaped;
     bool cancelled;       /* the caller cancelled the job: everything was killed */
-    bool early_job;       /* a cold run: the job goes right after the cgroup, the go after the
-                           * attestation (supervisor/main.c, start_cold) */
-    bool job_built;       /* a cold run: its job's fds were built while the supervisor started */
+    bool early_job;       /* a cold run: its job's fds are built while the supervisor starts and go
+                           * right after the cgroup, the go after the attestation (supervisor/main.c,
+                           * start_cold) */
     bool lost_before_job; /* a prepared sandbox ended before it could be handed its job */
     bool sup_status_lost; /* reaped by the caller: only the exit report tells how it ended */
     int sup_status;       /* wait status of the supervisor */
@@ -419,8 +419,7 @@ static int send_cgroup(native_run_t *r, asb_error_t *err)
      * the workload, which runs it only on our "go" after its attestation (handle_message). Not
      * sent because the supervisor is gone: as above. Not sent for another reason (the socket's
      * buffer, the fds' count): the run is refused now, not after the setup timeout. */
-    if (r->early_job && r->job_built && (rc = send_job(r, err)) < 0 && rc != -EPIPE &&
-        rc != -ECONNRESET)
+    if (r->early_job && (rc = send_job(r, err)) < 0 && rc != -EPIPE && rc != -ECONNRESET)
         return rc;
     return 0;
 }
@@ -545,7 +544,8 @@ static int build_job(native_run_t *r, asb_error_t *err)
     return 0;
 }
 
-/* Hand the job to the supervisor, as fds on one message: this is its go. */
+/* Hand the job to the supervisor, as fds on one message: this is its go (a cold run's comes
+ * earlier, send_cgroup, and send_release is its go). */
 static int send_job(native_run_t *r, asb_error_t *err)
 {
     size_t nfds = 2 + r->n_file_fds;
@@ -561,6 +561,16 @@ static int send_job(native_run_t *r, asb_error_t *err)
     if (rc < 0)
         return asb_err_sys(err, -rc, "hand the job to the sandbox");
     return 0;
+}
+
+/* The release of an attested sandbox: its job, or for a cold run, whose supervisor has the job
+ * already, the word "go". */
+static int send_release(native_run_t *r, asb_error_t *err)
+{
+    if (!r->early_job)
+        return send_job(r, err);
+    int rc = send_packet_fds(r->ctl[0], "go", NULL, 0);
+    return rc < 0 ? asb_err_sys(err, -rc, "tell the sandbox to run its job") : 0;
 }
 
 static void handle_message(native_run_t *r, json_t *m, int fd)
@@ -608,11 +618,7 @@ static void handle_message(native_run_t *r, json_t *m, int fd)
             /* The job is the go: only an attested sandbox learns what to run. A cold run's
              * supervisor has it already; its workload waits for the word. */
             asb_error_t jerr;
-            int sent =
-                r->early_job ? send_packet_fds(r->ctl[0], "go", NULL, 0) : send_job(r, &jerr);
-            if (r->early_job && sent < 0)
-                asb_err_sys(&jerr, -sent, "tell the sandbox to run its job");
-            if (sent == 0) {
+            if (send_release(r, &jerr) == 0) {
                 r->released = true;
             } else {
                 /* The supervisor is gone: the job never reached it. */
@@ -916,7 +922,7 @@ static int wait_attested(native_run_t *r, asb_error_t *err)
      * the run's timeout and the copy allowance before anything was cut off: so does this
      * deadline now (review 24: a 240 MiB file in under --cpus 0.01, a 40 s copy in the run's
      * cgroup, timed the setup out). The program's own clock starts after the copy either way. */
-    double copy_s = r->job_built && r->files_in_bytes
+    double copy_s = r->early_job && r->files_in_bytes
                         ? r->plan->limits.timeout_s +
                               (double)r->files_in_bytes / ASB_BACKSTOP_COPY_FLOOR_BYTES_PER_S
                         : 0;
@@ -1016,24 +1022,17 @@ static int prepare(native_run_t *r, const asb_plan_t *tmpl, bool job_now, asb_er
         return rc;
     /* The placeholders went to the supervisor with the clone (a copy of our fd table); the job
      * brings its own spec and stdin. */
-    if (job_now) {
-        /* Built now, while the supervisor execs and builds its root (on the other CPU when one
-         * is free), not on the path from its attestation to its go: ~0.15 ms off a cold run. It
-         * is still handed over only once the attestation is checked (handle_message). Files in
-         * too large to copy before the supervisor asks for its ids only delay the sandbox by
-         * what they would have cost after it. */
-        close_fd(&r->spec_fd);
-        close_fd(&r->stdin_fd);
-        if ((rc = build_job(r, err)) < 0)
-            return rc;
-        r->job_built = true;
-    }
+    close_fd(&r->spec_fd);
+    close_fd(&r->stdin_fd);
+    /* A cold run's job, built now, while the supervisor execs and builds its root (on the other
+     * CPU when one is free), not on the path from its attestation to its go: ~0.15 ms off a cold
+     * run. It goes to the supervisor after the cgroup (send_cgroup), and the go only once the
+     * attestation is checked (handle_message). Files in too large to copy before the supervisor
+     * asks for its ids only delay the sandbox by what they would have cost after it. */
+    if (job_now && (rc = build_job(r, err)) < 0)
+        return rc;
     if ((rc = wait_attested(r, err)) < 0)
         return rc;
-    if (!r->job_built) {
-        close_fd(&r->spec_fd);
-        close_fd(&r->stdin_fd);
-    }
     close_fd(&r->sup_fd);
     r->plan = NULL;
     return 0;
@@ -1062,7 +1061,7 @@ static int run_job(native_run_t *r, const asb_plan_t *plan, asb_result_t *res, a
     asb_capbuf_init(&r->cap_err, r->job.limits.output_bytes);
     int rc = asb_plan_cancelled(plan)
                  ? asb_err(err, -ECANCELED, "the run was cancelled by the caller before it began")
-             : r->job_built ? 0
+             : r->early_job ? 0 /* built in prepare */
                             : build_job(r, err);
     /* Once more after the copies, before the job is handed over (review finding: a cancel
      * during the copy of the files in still let the job start). */

@@ -123,22 +123,3 @@ int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds)
         close(fds[i]);
     return -EPROTO;
 }
-
-int sup_recv_go(int ctl, int timeout_ms)
-{
-    struct pollfd p = {.fd = ctl, .events = POLLIN};
-    int r;
-    while ((r = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
-        ;
-    if (r == 0)
-        return -ETIMEDOUT;
-    if (r < 0)
-        return -EPROTO;
-    char buf[256];
-    int fds[4];
-    size_t got = 0;
-    ssize_t n = asb_fd_recv(ctl, buf, sizeof(buf), 0, fds, 4, &got);
-    for (size_t i = 0; i < got; i++)
-        close(fds[i]);
-    return n > 0 && got == 0 && is_type(buf, (size_t)n, "go") ? 0 : -EPROTO;
-}

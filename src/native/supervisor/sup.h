@@ -90,9 +90,6 @@ int sup_set_shared_limits(asb_error_t *err);
  * (the signalfd) became readable first, so the caller can look at it and wait again. */
 #define SUP_JOB_MAX_FDS (2 + ASB_MAX_FILES_IN + 1)
 int sup_recv_job(int ctl, int watch, int *fds, size_t max, size_t *n_fds);
-/* The host's "go" for a cold run's workload (main.c): 0; -EPROTO for anything else (its
- * "abort"), a hangup or an error; -ETIMEDOUT after timeout_ms (-1: none). */
-int sup_recv_go(int ctl, int timeout_ms);
 
 /* Root file system: build it under a fresh tmpfs, pivot into it. Returns the workspace path. */
 /* usr_tree: baseline's idmapped /usr (from the host), -1 otherwise. dev_tree: the sandbox's own

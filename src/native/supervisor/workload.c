@@ -574,8 +574,15 @@ __attribute__((noreturn)) static void cold_go(const sup_spec_t *spec, asb_wire_b
     }
     if (sup_send_msg(5, other, "attest", o) < 0)
         fail(3, "error:", "cannot send the attestation to the host", 125);
-    int go = sup_recv_go(5, timeout);
-    if (go == -ETIMEDOUT)
+    /* The host's "go", with no fds; its "abort", anything else or a hangup is a refusal. */
+    int gofd = -1;
+    size_t ngo = 0;
+    int go = sup_recv_fds(5, "go", timeout, &gofd, 1, &ngo);
+    if (go == 0 && ngo) {
+        close(gofd);
+        go = -EPROTO;
+    }
+    if (go == -ETIMEDOUT && SUP_TAMPERED(NONCE))
         fail(3, "error:", "tampered supervisor: no go came for a mis-tagged attestation", 125);
     if (go < 0)
         fail(3, "refused:", "", 125);
